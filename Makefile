@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# fuse-backport: top-level targets. See README.md.
+
+# The kernel the demo and the VM suites boot by default: Debian 12's
+# bookworm-backports 6.12 (FUSE built in, renamed flavor).
+DEFAULT_KVER := 6.12.95+deb12-amd64
+# Headers the build matrix installs: that kernel and Debian 12's own 6.1.
+MATRIX_HEADERS := linux-headers-$(DEFAULT_KVER) linux-headers-amd64
+
+BASE ?= 6.12
+KVER ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
+SERIES ?= all
+VM_KVERS ?= $(DEFAULT_KVER)
+
+ifeq ($(SERIES),none)
+SRC := src/upstream-unpatched
+BUILD := build/$(KVER)-unpatched
+else
+SRC := src/upstream
+BUILD := build/$(KVER)
+endif
+
+.PHONY: all deps deps-test import modules check-build check-tools check-vm \
+	check demo dkms-install shellcheck checkpatch clean distclean
+
+all: modules
+
+deps:
+	sh scripts/deps.sh build $(MATRIX_HEADERS)
+
+deps-test:
+	sh scripts/deps.sh test $(MATRIX_HEADERS)
+
+import:
+	OUT=$(CURDIR)/$(SRC) SERIES=$(SERIES) sh scripts/import.sh $(BASE)
+
+modules: import
+	SRC=$(CURDIR)/$(SRC) BUILD=$(CURDIR)/$(BUILD) sh scripts/build.sh $(KVER) $(KDIR)
+
+check-build: import
+	FB_WERROR=0 sh scripts/check-build.sh
+
+check-tools:
+	sh tests/tools/run.sh
+
+check-vm:
+	sh tests/run-vm.sh $(KVER)
+
+check: deps-test check-tools check-build
+	@for k in $(VM_KVERS); do sh tests/run-vm.sh $$k || exit 1; done
+
+demo: deps-test
+	$(MAKE) modules KVER=$(DEFAULT_KVER)
+	sh tests/demo.sh $(DEFAULT_KVER)
+
+dkms-install: import
+	sh scripts/dkms-local.sh $(KVER)
+
+shellcheck:
+	shellcheck -x scripts/*.sh tests/*.sh tests/*/*.sh dkms.conf
+
+checkpatch: import
+	@for p in backports/*/patches/*.patch backports/*/infra/patches/*.patch; do \
+		[ -f "$$p" ] || continue; \
+		perl $(SRC)/scripts/checkpatch.pl --no-tree -q "$$p" || exit 1; \
+	done; echo "checkpatch: all patches clean"
+
+clean:
+	rm -rf build
+
+distclean: clean
+	rm -rf src/upstream src/upstream-unpatched

@@ -1,0 +1,93 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Build the modules for one kernel: pick the flavor (dkms.conf), probe the
+# headers, lay out build/<kver>/ from the generated tree and run kbuild.
+# This is what `make modules` and DKMS's MAKE run.
+#
+# usage: scripts/build.sh KVER [KDIR]
+# environment: SRC (generated tree, default src/upstream),
+#              BUILD (default build/KVER), FB_PREFIX, FB_WERROR=1
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+kver=${1:?usage: build.sh KVER [KDIR]}
+kdir=${2:-/lib/modules/$kver/build}
+src=${SRC:-$top/src/upstream}
+b=${BUILD:-$top/build/$kver}
+
+die() { echo "fuse-backport: $*" >&2; exit 1; }
+# Exit 3: this kernel is not served (dkms.conf or a missing API), not an error.
+unsupported() { echo "fuse-backport: $*" >&2; exit 3; }
+
+[ -d "$kdir" ] || die "no kernel headers for $kver at $kdir (install linux-headers-$kver)"
+[ -f "$kdir/Makefile" ] || die "$kdir is not a kernel build directory"
+[ -f "$src/.fb-import" ] || die "no generated tree at $src: run 'make import' first"
+
+if ! fl=$(bash "$top/scripts/flavor.sh" "$kver" "$kdir" 2>&1); then
+	unsupported "not building for $kver: $fl"
+fi
+flavor=${fl%% *}
+modules=${fl#* }
+prefix=${FB_PREFIX:-fusebp}
+case $prefix in
+fuse|cuse|virtiofs) die "FB_PREFIX '$prefix' would clash with the stock module" ;;
+*[!a-z0-9_]*|[!a-z]*|????????????????*) die "FB_PREFIX '$prefix' must be [a-z][a-z0-9_]{0,14}" ;;
+esac
+
+imp() { sed -n "s/^$1=//p" "$src/.fb-import"; }
+version="$(imp upstream_version)+fb$(imp fb_release)"
+base=$(imp base)
+
+probes=$(mktemp "${TMPDIR:-/tmp}/fb-probes.XXXXXX")
+trap 'rm -f "$probes"' EXIT INT TERM
+sh "$top/scripts/probe.sh" "$kdir" "$probes"
+
+# APIs base $base cannot do without yet: a clear stop, not compiler errors.
+missing=""
+while read -r h; do
+	[ -z "$h" ] || grep -q "^#define $h 1" "$probes" || missing="$missing $h"
+done <<EOF
+$(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$top/backports/$base/required")
+EOF
+if [ -n "$missing" ]; then
+	unsupported "kernel $kver is not supported yet by base $base: its headers lack$missing (see backports/$base/required)"
+fi
+
+# A build dir made from another generated tree is stale as a whole.
+if [ -f "$b/.fb-import" ] && ! cmp -s "$b/.fb-import" "$src/.fb-import"; then
+	rm -rf "$b"
+fi
+mkdir -p "$b"
+
+{
+	cat "$probes"
+	echo "#define FB_VERSION \"$version\""
+	echo "#define FB_BASE \"$base\""
+	echo "#define FB_FLAVOR \"$flavor\""
+	if [ "$flavor" = renamed ]; then
+		echo "#define FB_RENAMED 1"
+		echo "#define FB_PREFIX \"$prefix\""
+		echo "#define FB_PREFIX_TOKEN $prefix"
+	fi
+} > "$b/fb_config.h.new"
+# Keep the old header (and its mtime) when nothing changed.
+if cmp -s "$b/fb_config.h.new" "$b/fb_config.h"; then
+	rm -f "$b/fb_config.h.new"
+else
+	mv "$b/fb_config.h.new" "$b/fb_config.h"
+fi
+printf 'FB_FLAVOR := %s\nFB_PREFIX := %s\n' "$flavor" "$prefix" > "$b/fb_config.mk"
+
+# cp -p keeps mtimes, so kbuild rebuilds only what changed.
+cp -pR "$src/fs" "$src/include" "$src/.fb-import" "$b/"
+cp -p "$top/src/Kbuild" "$top/backports/include/fb_compat.h" "$b/"
+
+extra=""
+[ "${FB_WERROR:-0}" = 1 ] && extra="KCFLAGS=-Werror"
+echo "fuse-backport: building $version ($flavor: $modules) for $kver"
+# shellcheck disable=SC2086
+make -C "$kdir" M="$b" $extra modules
+for m in $modules; do
+	[ -f "$b/$m.ko" ] || die "kbuild did not produce $m.ko"
+done
+echo "fuse-backport: built $(for m in $modules; do printf '%s ' "${b#"$top"/}/$m.ko"; done)"

@@ -1,0 +1,40 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Install what the build (and, with "test", the test suites) need on a
+# Debian machine. Idempotent; installs only what is missing.
+#
+# usage: scripts/deps.sh build|test [PACKAGE...]   (e.g. kernel headers)
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+what=${1:?usage: deps.sh build|test [PACKAGE...]}
+shift
+
+die() { echo "deps: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || die "run as root (installs Debian packages)"
+command -v apt-get >/dev/null || die "needs a Debian system with apt"
+
+sh "$top/scripts/apt-suites.sh"
+
+pkgs="build-essential bc kmod patch xz-utils dkms $*"
+case $what in
+build) ;;
+test)
+	# qemu and friends from the host release; virtme-ng from trixie.
+	pkgs="$pkgs qemu-system-x86 udev busybox-static cpio zstd fio libaio-dev \
+xfsprogs attr libcap2-bin shellcheck virtme-ng/trixie"
+	;;
+*) die "unknown set '$what' (build or test)" ;;
+esac
+
+need=""
+for p in $pkgs; do
+	name=${p%/*}
+	dpkg-query -W -f='${Status}\n' "$name" 2>/dev/null | grep -q 'ok installed' || need="$need $p"
+done
+if [ -n "$need" ]; then
+	echo "deps: installing$need"
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $need >/dev/null ||
+		die "apt-get install failed for:$need"
+fi

@@ -1,0 +1,157 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Import fs/fuse and the uapi fuse.h of a pinned upstream base, verify them
+# against the pin, apply our patches and write the generated tree atomically.
+#
+# usage: scripts/import.sh [BASE]
+# environment:
+#   UPSTREAM_TARBALL  a kernel source tarball to take the files from instead of
+#                     Debian's linux-source package
+#   SERIES            "all" (default): infra patches, then the series;
+#                     "none": infra patches only (the unpatched base)
+#   OUT               generated tree (default: src/upstream)
+#   FB_CACHE          where downloaded packages are kept
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+base=${1:-${BASE:-6.12}}
+series_mode=${SERIES:-all}
+out=${OUT:-$top/src/upstream}
+cache=${FB_CACHE:-/var/cache/fuse-backport}
+bp=$top/backports/$base
+
+die() { echo "import: $*" >&2; exit 1; }
+
+[ -f "$bp/pin" ] || die "unknown base '$base' (no backports/$base/pin)"
+case $series_mode in all|none) ;; *) die "SERIES must be 'all' or 'none', not '$series_mode'" ;; esac
+# shellcheck source=/dev/null
+. "$bp/pin"
+
+sha256() { sha256sum "$1" | cut -d' ' -f1; }
+
+# The patches to apply, in order: infra/series first, then series.
+patch_list() {
+	for s in infra/series series; do
+		[ "$s" = series ] && [ "$series_mode" = none ] && continue
+		[ -f "$bp/$s" ] || continue
+		dir=$bp/$(dirname "$s")/patches
+		[ "$s" = series ] && dir=$bp/patches
+		sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$bp/$s" | while read -r p; do
+			[ -n "$p" ] && echo "$dir/$p"
+		done
+	done
+}
+
+# Fingerprint of everything that decides the generated tree.
+fingerprint() {
+	{
+		echo "base=$base version=$UPSTREAM_VERSION tree=$TREE_SHA256 series=$series_mode"
+		for p in $(patch_list); do
+			echo "${p#"$top"/} $(sha256 "$p")"
+		done
+	} | sha256sum | cut -d' ' -f1
+}
+
+# Every patch the series files name must exist (checked here, in this shell).
+for p in $(patch_list); do
+	[ -f "$p" ] || die "series names a missing patch: ${p#"$top"/}"
+done
+fp=$(fingerprint)
+stamp=$out/.fb-import
+if [ -f "$stamp" ] && grep -qx "fingerprint=$fp" "$stamp"; then
+	echo "import: $(basename "$out") is up to date (base $base, $UPSTREAM_VERSION, series=$series_mode)"
+	exit 0
+fi
+
+# Find the tarball.
+tmp=$(mktemp -d "$(dirname "$out")/.import.XXXXXX") || die "cannot create a temporary directory beside $out"
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+if [ -n "${UPSTREAM_TARBALL:-}" ]; then
+	tarball=$UPSTREAM_TARBALL
+	[ -f "$tarball" ] || die "UPSTREAM_TARBALL '$tarball' does not exist"
+	origin="$tarball"
+else
+	deb=$cache/${DEBIAN_PACKAGE}_$(echo "$DEBIAN_VERSION" | sed 's/:/%3a/')_all.deb
+	if [ ! -f "$deb" ]; then
+		mkdir -p "$cache" || die "cannot create $cache (set FB_CACHE)"
+		(cd "$tmp" && apt-get download "$DEBIAN_PACKAGE=$DEBIAN_VERSION" >/dev/null 2>&1) ||
+			die "cannot fetch $DEBIAN_PACKAGE $DEBIAN_VERSION with apt (run scripts/apt-suites.sh, or give UPSTREAM_TARBALL=linux-$UPSTREAM_VERSION.tar.xz)"
+		mv "$tmp"/*.deb "$deb"
+	fi
+	dpkg-deb --fsys-tarfile "$deb" | tar -C "$tmp" -x "./$DEBIAN_TARBALL" 2>/dev/null ||
+		die "$deb does not contain $DEBIAN_TARBALL"
+	tarball=$tmp/$DEBIAN_TARBALL
+	origin="$DEBIAN_PACKAGE $DEBIAN_VERSION"
+fi
+
+# Verify before using anything: a pinned tarball, or (kernel.org tarballs
+# whose hash is not pinned) the pinned file set, checked before it is used.
+tsum=$(sha256 "$tarball")
+tarball_pinned=no
+for s in $TARBALL_SHA256; do
+	[ "$s" = "$tsum" ] && tarball_pinned=yes
+done
+if [ $tarball_pinned = no ] && [ -z "${UPSTREAM_TARBALL:-}" ]; then
+	die "sha256 mismatch for $origin: got $tsum, pinned $TARBALL_SHA256"
+fi
+
+topdir=$(tar -tf "$tarball" 2>/dev/null | head -n 1 | cut -d/ -f1) || true
+[ -n "$topdir" ] || die "cannot read $origin as a tar archive (sha256 $tsum)"
+mkdir "$tmp/x"
+tar -C "$tmp/x" -xf "$tarball" "$topdir/Makefile" "$topdir/fs/fuse" \
+	"$topdir/include/uapi/linux/fuse.h" "$topdir/scripts/checkpatch.pl" \
+	"$topdir/scripts/spelling.txt" "$topdir/scripts/const_structs.checkpatch" 2>"$tmp/tar.err" ||
+	die "$origin lacks fs/fuse or include/uapi/linux/fuse.h ($(head -n 1 "$tmp/tar.err"))"
+src=$tmp/x/$topdir
+
+got=$(cd "$src" && find fs/fuse include/uapi/linux/fuse.h -type f | LC_ALL=C sort |
+	xargs sha256sum | sha256sum | cut -d' ' -f1)
+if [ "$got" != "$TREE_SHA256" ]; then
+	if [ $tarball_pinned = no ]; then
+		die "sha256 mismatch for $origin: tarball $tsum is not pinned and its fs/fuse hashes to $got, pinned $TREE_SHA256"
+	fi
+	die "pinned tarball $origin holds an fs/fuse that hashes to $got, pin says $TREE_SHA256 (fix the pin)"
+fi
+v=$(sed -n -e 's/^VERSION = //p' -e 's/^PATCHLEVEL = //p' -e 's/^SUBLEVEL = //p' "$src/Makefile" | paste -sd. -)
+[ "$v" = "$UPSTREAM_VERSION" ] || die "$origin is Linux $v, the pin wants $UPSTREAM_VERSION"
+
+# Lay out the generated tree.
+g=$tmp/tree
+mkdir -p "$g/fs" "$g/include/uapi/linux" "$g/scripts"
+mv "$src/fs/fuse" "$g/fs/fuse"
+mv "$src/include/uapi/linux/fuse.h" "$g/include/uapi/linux/fuse.h"
+for f in checkpatch.pl spelling.txt const_structs.checkpatch; do
+	[ -f "$src/scripts/$f" ] && mv "$src/scripts/$f" "$g/scripts/$f"
+done
+
+patch_list > "$tmp/patches"
+while read -r p; do
+	name=${p#"$top"/}
+	if ! patch -d "$g" -p1 -s -N --dry-run -F0 < "$p" > "$tmp/patch.out" 2>&1; then
+		die "patch $name does not apply: $(grep -m1 -i -e fail -e reject -e malformed "$tmp/patch.out" || head -n 1 "$tmp/patch.out")"
+	fi
+	patch -d "$g" -p1 -s -N -F0 --no-backup-if-mismatch < "$p" > /dev/null
+done < "$tmp/patches"
+
+{
+	echo "fingerprint=$fp"
+	echo "base=$base"
+	echo "upstream_version=$UPSTREAM_VERSION"
+	echo "fb_release=$FB_RELEASE"
+	echo "origin=$origin"
+	echo "tarball_sha256=$tsum"
+	echo "tree_sha256=$got"
+	echo "series=$series_mode"
+	sed "s|^$top/||" "$tmp/patches" | sed 's/^/patch=/'
+} > "$g/.fb-import"
+
+# Atomic as far as POSIX goes: the new tree is complete before it is renamed
+# into place; an older tree is moved aside first and removed after.
+old=""
+if [ -e "$out" ]; then
+	old=$tmp/old
+	mv "$out" "$old"
+fi
+mv "$g" "$out"
+echo "import: $(basename "$out"): Linux $UPSTREAM_VERSION fs/fuse from $origin, $(wc -l < "$tmp/patches") patch(es)"
