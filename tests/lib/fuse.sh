@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=sh
+# Guest-side helpers: which FUSE a target means, loading our module, and
+# mounting the test daemon. Sourced by the suites and the demo.
+#
+# Environment: FB_TOP (repository), FB_TARGET (stock, ours, unpatched),
+# FB_MODDIR (directory with our built .ko files, for ours/unpatched),
+# FB_SCRATCH (writable scratch space, default /tmp/fb).
+
+FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+FB_DAEMON=${FB_DAEMON:-$FB_TOP/tests/daemon/fbtestd}
+FB_SCRATCH=${FB_SCRATCH:-/tmp/fb}
+FB_MNT=$FB_SCRATCH/mnt
+FB_BACK=${FB_BACK:-$FB_SCRATCH/back}
+FB_STATS=$FB_SCRATCH/stats
+FB_PIDFILE=$FB_SCRATCH/daemon.pid
+
+# Which module a target's .ko files make: "renamed PREFIX" or "dropin".
+fb_flavor_of() {
+	if [ -f "$1/fuse.ko" ]; then
+		echo dropin
+	else
+		for k in "$1"/*.ko; do
+			[ -f "$k" ] && basename "$k" .ko && return
+		done
+		echo none
+	fi
+}
+
+# fb_use TARGET: load what TARGET needs and set FB_DEV, FB_FSTYPE, FB_CTL
+# (control fs connections dir) and FB_MODNAME (loaded module, empty for a
+# built-in FUSE).
+fb_use() {
+	FB_TARGET=$1
+	fb_unload_ours
+	case $FB_TARGET in
+	stock)
+		modprobe fuse 2> /dev/null
+		grep -qw fuse /proc/filesystems || { echo "fb_use: no stock FUSE" >&2; return 1; }
+		FB_DEV=/dev/fuse FB_FSTYPE=fuse FB_MODNAME=""
+		[ -d /sys/module/fuse/sections ] && FB_MODNAME=fuse
+		;;
+	ours | unpatched)
+		dir=$FB_MODDIR
+		[ "$FB_TARGET" = unpatched ] && dir=$FB_MODDIR_UNPATCHED
+		fl=$(fb_flavor_of "$dir")
+		case $fl in
+		none) echo "fb_use: no modules in $dir" >&2; return 1 ;;
+		dropin)
+			# cuse and virtiofs import fuse's symbols: all three go.
+			for m in virtiofs cuse fuse; do
+				rmmod "$m" 2> /dev/null
+			done
+			insmod "$dir/fuse.ko" || return 1
+			for m in cuse virtiofs; do
+				[ -f "$dir/$m.ko" ] && { insmod "$dir/$m.ko" || return 1; }
+			done
+			FB_DEV=/dev/fuse FB_FSTYPE=fuse FB_MODNAME=fuse
+			;;
+		*)
+			insmod "$dir/$fl.ko" || return 1
+			FB_DEV=/dev/$fl FB_FSTYPE=$fl FB_MODNAME=$fl
+			;;
+		esac
+		;;
+	*) echo "fb_use: unknown target $FB_TARGET" >&2; return 1 ;;
+	esac
+	FB_CTL=/sys/fs/${FB_FSTYPE}/connections
+	mountpoint -q "$FB_CTL" || mount -t "${FB_FSTYPE}ctl" none "$FB_CTL" 2> /dev/null
+	# devtmpfs creates the node asynchronously.
+	i=0
+	while [ ! -c "$FB_DEV" ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -c "$FB_DEV" ] || { echo "fb_use: $FB_DEV did not appear" >&2; return 1; }
+	export FB_TARGET FB_DEV FB_FSTYPE FB_MODNAME FB_CTL
+}
+
+# Unload whatever of ours is loaded (renamed: by prefix; drop-in: fuse.ko
+# whose version is ours), and give a drop-in kernel its stock module back.
+fb_unload_ours() {
+	for d in /sys/module/*; do
+		[ -f "$d/version" ] || continue
+		case $(cat "$d/version") in
+		*+fb*) ;;
+		*) continue ;;
+		esac
+		m=$(basename "$d")
+		if [ "$m" = fuse ]; then
+			rmmod virtiofs cuse 2> /dev/null
+		fi
+		umount -a -t "$m" 2> /dev/null
+		rmmod "$m" || return 1
+	done
+}
+
+# fb_mount DAEMON-ARGS...: mount the test daemon on $FB_MNT over $FB_BACK.
+fb_mount() {
+	mkdir -p "$FB_MNT" "$FB_BACK"
+	rm -f "$FB_STATS"
+	"$FB_DAEMON" --dev "$FB_DEV" --fstype "$FB_FSTYPE" --backing "$FB_BACK" \
+		--stats "$FB_STATS" --pidfile "$FB_PIDFILE" "$@" "$FB_MNT"
+}
+
+# fb_umount: unmount and wait (bounded) for the daemon to go.
+fb_umount() {
+	pid=$(cat "$FB_PIDFILE" 2> /dev/null)
+	umount "$FB_MNT" 2> /dev/null || umount -l "$FB_MNT" 2> /dev/null
+	i=0
+	while [ -n "$pid" ] && kill -0 "$pid" 2> /dev/null && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if [ -n "$pid" ] && kill -0 "$pid" 2> /dev/null; then
+		kill -9 "$pid" 2> /dev/null
+		return 1
+	fi
+	return 0
+}
+
+# fb_stat KEY: a statistic of the running daemon (asks it to write them).
+fb_stat() {
+	pid=$(cat "$FB_PIDFILE" 2> /dev/null)
+	if [ -n "$pid" ] && kill -0 "$pid" 2> /dev/null; then
+		rm -f "$FB_STATS"
+		kill -USR1 "$pid"
+		i=0
+		while [ ! -f "$FB_STATS" ] && [ $i -lt 50 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+	fi
+	sed -n "s/^$1=//p" "$FB_STATS" 2> /dev/null
+}
+
+# fb_klog_mark NAME / fb_klog_clean NAME: the kernel log since the mark has
+# none of the patterns that mean the kernel was hurt.
+fb_klog_mark() {
+	echo "fuse-backport: begin $1" > /dev/kmsg
+}
+fb_klog_clean() {
+	dmesg | sed -n "/fuse-backport: begin $1\$/,\$p" |
+		grep -E 'WARNING:|BUG:|Oops|general protection|lockdep|refcount_t|list_add corruption' > "$FB_SCRATCH/klog.hits"
+	[ ! -s "$FB_SCRATCH/klog.hits" ]
+}
