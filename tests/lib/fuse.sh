@@ -90,7 +90,8 @@ fb_unload_ours() {
 		if [ "$m" = fuse ]; then
 			rmmod virtiofs cuse 2> /dev/null
 		fi
-		umount -a -t "$m" 2> /dev/null
+		# The control fs holds the module too.
+		umount -a -t "$m,${m}blk,${m}ctl" 2> /dev/null
 		rmmod "$m" || return 1
 	done
 }
@@ -106,7 +107,7 @@ fb_mount() {
 # fb_umount: unmount and wait (bounded) for the daemon to go.
 fb_umount() {
 	pid=$(cat "$FB_PIDFILE" 2> /dev/null)
-	umount "$FB_MNT" 2> /dev/null || umount -l "$FB_MNT" 2> /dev/null
+	timeout -k 2 20 umount "$FB_MNT" 2> /dev/null || umount -l "$FB_MNT" 2> /dev/null
 	i=0
 	while [ -n "$pid" ] && kill -0 "$pid" 2> /dev/null && [ $i -lt 100 ]; do
 		sleep 0.1
@@ -143,4 +144,53 @@ fb_klog_clean() {
 	dmesg | sed -n "/fuse-backport: begin $1\$/,\$p" |
 		grep -E 'WARNING:|BUG:|Oops|general protection|lockdep|refcount_t|list_add corruption' > "$FB_SCRATCH/klog.hits"
 	[ ! -s "$FB_SCRATCH/klog.hits" ]
+}
+
+# fb_mode_args MODE: the daemon options of a suite's I/O mode: cached, direct,
+# parallel (direct + FOPEN_PARALLEL_DIRECT_WRITES), passthrough, pt-parallel.
+fb_mode_args() {
+	case $1 in
+	cached) echo "--mode cached" ;;
+	direct) echo "--mode direct" ;;
+	parallel) echo "--mode direct --parallel" ;;
+	passthrough) echo "--mode passthrough" ;;
+	pt-parallel) echo "--mode passthrough --parallel" ;;
+	*) echo "fb_mode_args: unknown mode $1" >&2; return 1 ;;
+	esac
+}
+
+# fb_daemon_pid: pid of the daemon serving $FB_MNT (empty when none).
+fb_daemon_pid() {
+	cat "$FB_PIDFILE" 2> /dev/null
+}
+
+# fb_mounted DIR: DIR is a mount point. Reads /proc/mounts, so it cannot
+# hang on a dead or stuck FUSE mount.
+fb_mounted() {
+	grep -q " $1 " /proc/mounts
+}
+
+# fb_conn DIR: the control fs connection of the FUSE mount on DIR, i.e. the
+# name of its directory under $FB_CTL: the kernel dev_t of the superblock
+# (MAJOR << 20 | MINOR, from /proc/self/mountinfo).
+fb_conn() {
+	awk -v m="$1" '$5 == m { split($3, d, ":"); c = d[1] * 1048576 + d[2] }
+		END { if (c != "") print c }' /proc/self/mountinfo
+}
+
+# fb_drop_caches: write back and drop the page cache, dentries and inodes.
+fb_drop_caches() {
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+}
+
+# fb_cleanup: for a suite's exit trap: detach whatever is mounted on $FB_MNT
+# and kill its daemon.
+fb_cleanup() {
+	fb_cleanup_pid=$(fb_daemon_pid)
+	while fb_mounted "$FB_MNT"; do
+		umount -l "$FB_MNT" 2> /dev/null || break
+	done
+	[ -n "$fb_cleanup_pid" ] && kill -9 "$fb_cleanup_pid" 2> /dev/null
+	rm -f "$FB_PIDFILE"
 }

@@ -1,0 +1,739 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fbtestd - protocol-level FUSE test daemon for the fuse-backport tests.
+ *
+ * Mounts a FUSE file system with mount(2) on a FUSE character device and
+ * serves a backing directory tree faithfully, speaking the FUSE protocol
+ * directly (no libfuse).  It can run in page-cache, direct-I/O or
+ * passthrough mode, counts request concurrency and can send a catalogue
+ * of malformed replies (--list-faults) to exercise the kernel's checks.
+ *
+ * Setup/teardown: mount, fork; the parent exits 0 once INIT is answered
+ * (1 on any setup error, with nothing left mounted).  The child serves
+ * until the file system is unmounted (read(2) returns ENODEV), then
+ * writes the statistics file and exits 0.
+ */
+#include "fbtestd.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+struct fb_config cfg = {
+	.dev = "/dev/fuse",
+	.fstype = "fuse",
+	.mode = FB_MODE_CACHED,
+	.threads = 4,
+};
+struct fb_session sess = { .devfd = -1, .rootfd = -1 };
+struct fb_stats stats;
+
+static FILE *logf;
+static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool mounted_here;
+
+static const char *const opnames[FB_MAX_OPCODE] = {
+	[FUSE_LOOKUP] = "LOOKUP",
+	[FUSE_FORGET] = "FORGET",
+	[FUSE_GETATTR] = "GETATTR",
+	[FUSE_SETATTR] = "SETATTR",
+	[FUSE_READLINK] = "READLINK",
+	[FUSE_SYMLINK] = "SYMLINK",
+	[FUSE_MKNOD] = "MKNOD",
+	[FUSE_MKDIR] = "MKDIR",
+	[FUSE_UNLINK] = "UNLINK",
+	[FUSE_RMDIR] = "RMDIR",
+	[FUSE_RENAME] = "RENAME",
+	[FUSE_LINK] = "LINK",
+	[FUSE_OPEN] = "OPEN",
+	[FUSE_READ] = "READ",
+	[FUSE_WRITE] = "WRITE",
+	[FUSE_STATFS] = "STATFS",
+	[FUSE_RELEASE] = "RELEASE",
+	[FUSE_FSYNC] = "FSYNC",
+	[FUSE_SETXATTR] = "SETXATTR",
+	[FUSE_GETXATTR] = "GETXATTR",
+	[FUSE_LISTXATTR] = "LISTXATTR",
+	[FUSE_REMOVEXATTR] = "REMOVEXATTR",
+	[FUSE_FLUSH] = "FLUSH",
+	[FUSE_INIT] = "INIT",
+	[FUSE_OPENDIR] = "OPENDIR",
+	[FUSE_READDIR] = "READDIR",
+	[FUSE_RELEASEDIR] = "RELEASEDIR",
+	[FUSE_FSYNCDIR] = "FSYNCDIR",
+	[FUSE_GETLK] = "GETLK",
+	[FUSE_SETLK] = "SETLK",
+	[FUSE_SETLKW] = "SETLKW",
+	[FUSE_ACCESS] = "ACCESS",
+	[FUSE_CREATE] = "CREATE",
+	[FUSE_INTERRUPT] = "INTERRUPT",
+	[FUSE_BMAP] = "BMAP",
+	[FUSE_DESTROY] = "DESTROY",
+	[FUSE_IOCTL] = "IOCTL",
+	[FUSE_POLL] = "POLL",
+	[FUSE_NOTIFY_REPLY] = "NOTIFY_REPLY",
+	[FUSE_BATCH_FORGET] = "BATCH_FORGET",
+	[FUSE_FALLOCATE] = "FALLOCATE",
+	[FUSE_READDIRPLUS] = "READDIRPLUS",
+	[FUSE_RENAME2] = "RENAME2",
+	[FUSE_LSEEK] = "LSEEK",
+	[FUSE_COPY_FILE_RANGE] = "COPY_FILE_RANGE",
+	[FUSE_SETUPMAPPING] = "SETUPMAPPING",
+	[FUSE_REMOVEMAPPING] = "REMOVEMAPPING",
+	[FUSE_SYNCFS] = "SYNCFS",
+	[FUSE_TMPFILE] = "TMPFILE",
+	[FUSE_STATX] = "STATX",
+};
+
+const char *fb_opname(uint32_t opcode)
+{
+	if (opcode < FB_MAX_OPCODE && opnames[opcode])
+		return opnames[opcode];
+	return "OTHER";
+}
+
+int fb_opcode_by_name(const char *name)
+{
+	int i;
+
+	if (!strncasecmp(name, "FUSE_", 5))
+		name += 5;
+	for (i = 0; i < FB_MAX_OPCODE; i++)
+		if (opnames[i] && !strcasecmp(opnames[i], name))
+			return i;
+	return -1;
+}
+
+void fb_errmsg(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "fbtestd: %s\n", buf);
+}
+
+void fb_log_request(const struct fb_req *req)
+{
+	if (!logf)
+		return;
+	if (req->noreply)
+		fprintf(logf, "%s unique=%llu nodeid=%llu len=%u -> noreply\n",
+			fb_opname(req->in->opcode),
+			(unsigned long long)req->in->unique,
+			(unsigned long long)req->in->nodeid, req->in->len);
+	else
+		fprintf(logf, "%s unique=%llu nodeid=%llu len=%u -> error=%d outlen=%zu\n",
+			fb_opname(req->in->opcode),
+			(unsigned long long)req->in->unique,
+			(unsigned long long)req->in->nodeid, req->in->len,
+			req->error, req->error ? (size_t)0 : req->outlen);
+}
+
+static const char *mode_name(int mode)
+{
+	switch (mode) {
+	case FB_MODE_DIRECT:
+		return "direct";
+	case FB_MODE_PASSTHROUGH:
+		return "passthrough";
+	}
+	return "cached";
+}
+
+static void write_stats(void)
+{
+	char tmp[PATH_MAX + 16];
+	FILE *f;
+	int i;
+
+	if (!cfg.stats_path)
+		return;
+	pthread_mutex_lock(&stats_lock);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", cfg.stats_path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fb_errmsg("cannot write %s: %s", tmp, strerror(errno));
+		pthread_mutex_unlock(&stats_lock);
+		return;
+	}
+#define LD(x) ((unsigned long long)__atomic_load_n(&(x), __ATOMIC_RELAXED))
+	fprintf(f, "requests=%llu\n", LD(stats.requests));
+	for (i = 0; i <= FB_MAX_OPCODE; i++)
+		if (LD(stats.ops[i]))
+			fprintf(f, "op_%s=%llu\n",
+				i == FB_MAX_OPCODE ? "OTHER" : fb_opname(i),
+				LD(stats.ops[i]));
+	fprintf(f, "max_inflight_write=%llu\n", LD(stats.max_inflight_write));
+	fprintf(f, "max_inflight_read=%llu\n", LD(stats.max_inflight_read));
+	fprintf(f, "max_inflight_io=%llu\n", LD(stats.max_inflight_io));
+	fprintf(f, "faults_sent=%llu\n", LD(stats.faults_sent));
+	fprintf(f, "fault_write_errno=%lld\n",
+		(long long)__atomic_load_n(&stats.fault_write_errno,
+					   __ATOMIC_RELAXED));
+	fprintf(f, "passthrough_opens=%llu\n", LD(stats.passthrough_opens));
+	fprintf(f, "backing_open_errno=%lld\n",
+		(long long)__atomic_load_n(&stats.backing_open_errno,
+					   __ATOMIC_RELAXED));
+	fprintf(f, "fault_backing_open_errno=%lld\n",
+		(long long)__atomic_load_n(&stats.fault_backing_open_errno,
+					   __ATOMIC_RELAXED));
+	fprintf(f, "nodes=%llu\n", LD(stats.nodes));
+	fprintf(f, "mode=%s\n", mode_name(cfg.mode));
+	fprintf(f, "kernel_minor=%u\n", sess.kminor);
+	fprintf(f, "passthrough_granted=%d\n", sess.passthrough ? 1 : 0);
+#undef LD
+	fflush(f);
+	fsync(fileno(f));
+	if (fclose(f) != 0 || rename(tmp, cfg.stats_path) < 0)
+		fb_errmsg("cannot write %s: %s", cfg.stats_path,
+			  strerror(errno));
+	pthread_mutex_unlock(&stats_lock);
+}
+
+/* ---------------------------------------------------------------- */
+
+struct worker {
+	pthread_t th;
+	int fd;
+	char *inbuf;
+	char *outbuf;
+};
+
+static int alloc_buffers(struct worker *w)
+{
+	w->inbuf = malloc(FB_IN_BUFSZ + 8);
+	w->outbuf = malloc(sizeof(struct fuse_out_header) + FB_OUT_CAP + 4096);
+	return w->inbuf && w->outbuf ? 0 : -1;
+}
+
+static void handle_one(struct worker *w, size_t n)
+{
+	const struct fuse_in_header *in = (const void *)w->inbuf;
+	struct fb_req req;
+	size_t ext;
+
+	if (n < sizeof(*in))
+		return;
+	memset(w->inbuf + n, 0, 8);	/* NUL guard for names */
+	memset(&req, 0, sizeof(req));
+	req.fd = w->fd;
+	req.in = in;
+	req.arg = w->inbuf + sizeof(*in);
+	req.arglen = n - sizeof(*in);
+	ext = (size_t)in->total_extlen * 8;
+	if (ext <= req.arglen)
+		req.arglen -= ext;
+	req.oh = (void *)w->outbuf;
+	req.out = w->outbuf + sizeof(struct fuse_out_header);
+
+	fb_atomic_inc(&stats.requests);
+	fb_atomic_inc(&stats.ops[in->opcode < FB_MAX_OPCODE ? in->opcode :
+				 FB_MAX_OPCODE]);
+	fb_dispatch(&req);
+}
+
+/* returns 0 on ENODEV (unmounted), -1 on other errors */
+static int read_one(struct worker *w, size_t *n)
+{
+	ssize_t r;
+
+	for (;;) {
+		r = read(w->fd, w->inbuf, FB_IN_BUFSZ);
+		if (r >= 0) {
+			*n = r;
+			return 1;
+		}
+		if (errno == EINTR || errno == EAGAIN || errno == ENOENT)
+			continue;
+		if (errno == ENODEV)
+			return 0;
+		fb_errmsg("read from %s: %s", cfg.dev, strerror(errno));
+		return -1;
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	size_t n;
+
+	while (read_one(w, &n) > 0)
+		handle_one(w, n);
+	return NULL;
+}
+
+static void *signal_main(void *arg)
+{
+	sigset_t *set = arg;
+	int sig;
+
+	for (;;) {
+		if (sigwait(set, &sig))
+			continue;
+		write_stats();
+		if (sig == SIGUSR1)
+			continue;
+		/* SIGTERM/SIGINT/SIGHUP: detach the mount and leave */
+		fb_errmsg("signal %d: unmounting %s and exiting", sig,
+			  cfg.mountpoint);
+		umount2(cfg.mountpoint, MNT_DETACH);
+		if (cfg.pid_path)
+			unlink(cfg.pid_path);
+		_exit(0);
+	}
+	return NULL;
+}
+
+static void write_pidfile(void)
+{
+	FILE *f;
+
+	if (!cfg.pid_path)
+		return;
+	f = fopen(cfg.pid_path, "w");
+	if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) != 0)
+		fb_errmsg("cannot write %s", cfg.pid_path);
+}
+
+static int clone_fd(void)
+{
+	uint32_t src = sess.devfd;
+	int fd = open(cfg.dev, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, FUSE_DEV_IOC_CLONE, &src) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void notify_parent(int pfd, char c)
+{
+	if (pfd >= 0) {
+		if (write(pfd, &c, 1) < 0) {
+			/* parent gone: nothing to do */
+		}
+		close(pfd);
+	}
+}
+
+static void fail_unmount(int pfd)
+{
+	notify_parent(pfd, 'F');
+	if (pfd < 0 && mounted_here)
+		umount2(cfg.mountpoint, MNT_DETACH);
+	exit(1);
+}
+
+static int serve(int pfd)
+{
+	static sigset_t set;
+	struct worker *ws;
+	pthread_t sigth;
+	int i, err;
+	bool warned = false;
+	size_t n;
+
+	ws = calloc(cfg.threads, sizeof(*ws));
+	if (!ws || alloc_buffers(&ws[0]) < 0) {
+		fb_errmsg("out of memory");
+		fail_unmount(pfd);
+	}
+
+	/* signals are taken by signal_main; keep them pending until then */
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+	/* INIT, single-threaded, on the mount's own fd */
+	ws[0].fd = sess.devfd;
+	while (!sess.init_done) {
+		int r = read_one(&ws[0], &n);
+
+		if (r <= 0) {
+			fb_errmsg("device closed before INIT");
+			fail_unmount(pfd);
+		}
+		handle_one(&ws[0], n);
+		if (sess.init_failed)
+			fail_unmount(pfd);
+	}
+	write_pidfile();
+	notify_parent(pfd, 'K');
+
+	err = pthread_create(&sigth, NULL, signal_main, &set);
+	if (err)
+		fb_errmsg("signal thread: %s", strerror(err));
+
+	for (i = 0; i < cfg.threads; i++) {
+		struct worker *w = &ws[i];
+
+		if (i && alloc_buffers(w) < 0) {
+			fb_errmsg("out of memory for thread %d", i);
+			break;
+		}
+		w->fd = clone_fd();
+		if (w->fd < 0) {
+			if (!warned)
+				fb_errmsg("FUSE_DEV_IOC_CLONE failed (%s); threads share one fd",
+					  strerror(errno));
+			warned = true;
+			w->fd = sess.devfd;
+		}
+		err = pthread_create(&w->th, NULL, worker_main, w);
+		if (err) {
+			fb_errmsg("thread %d: %s", i, strerror(err));
+			break;
+		}
+	}
+	while (i-- > 0)
+		pthread_join(ws[i].th, NULL);
+	write_stats();
+	if (cfg.pid_path)
+		unlink(cfg.pid_path);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: fbtestd [options] MOUNTPOINT\n"
+"  --backing DIR         directory tree to serve (required)\n"
+"  --dev PATH            FUSE device (default /dev/fuse)\n"
+"  --fstype NAME         file system type for mount(2) (default fuse)\n"
+"  --opts EXTRA          extra mount options (e.g. default_permissions)\n"
+"  --mode cached|direct|passthrough   open reply mode (default cached)\n"
+"  --parallel            FOPEN_PARALLEL_DIRECT_WRITES on every open\n"
+"  --killpriv-v2         negotiate FUSE_HANDLE_KILLPRIV_V2\n"
+"  --no-xattr            answer xattr requests with ENOSYS\n"
+"  --threads N           serving threads, one cloned fd each (default 4)\n"
+"  --delay-us N          sleep N us in every READ and WRITE\n"
+"  --stats FILE          statistics (on SIGUSR1 and at exit)\n"
+"  --log FILE            log every request\n"
+"  --pidfile FILE        write the serving process's pid (removed at exit)\n"
+"  --fault NAME[,NAME]   inject faults (repeatable; see --list-faults)\n"
+"  --fault-op OPCODE     request that gets the fault(s) (default per fault;\n"
+"                        GETATTR faults only hit regular files: trigger with\n"
+"                        fstat of an open file once attr_valid (1 s) expired)\n"
+"  --fault-count N       faulted requests per fault (default 1, 0 = all)\n"
+"  --backing-nested DIR  directory on another FUSE mount (fault bo-nested)\n"
+"  --foreground          do not fork\n"
+"  --list-faults         print the fault catalogue and exit\n");
+}
+
+static char *abspath(const char *p)
+{
+	char cwd[PATH_MAX], *r;
+
+	if (p[0] == '/')
+		return strdup(p);
+	if (!getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	r = malloc(strlen(cwd) + strlen(p) + 2);
+	if (r)
+		sprintf(r, "%s/%s", cwd, p);
+	return r;
+}
+
+/* every known node holds an O_PATH fd: allow as many as the system does */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+	unsigned long nr_open = 0;
+	FILE *f = fopen("/proc/sys/fs/nr_open", "r");
+
+	if (f) {
+		if (fscanf(f, "%lu", &nr_open) != 1)
+			nr_open = 0;
+		fclose(f);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	if (nr_open > rl.rlim_max) {
+		struct rlimit big = { nr_open, nr_open };
+
+		if (setrlimit(RLIMIT_NOFILE, &big) == 0)
+			return;
+	}
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+static unsigned long parse_num(const char *opt, const char *s,
+			       unsigned long max)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || *end || !*s || v > max) {
+		fb_errmsg("bad value '%s' for %s", s, opt);
+		exit(1);
+	}
+	return v;
+}
+
+enum {
+	O_DEV = 256, O_FSTYPE, O_BACKING, O_MODE, O_PARALLEL, O_KILLPRIV,
+	O_NOXATTR, O_THREADS, O_DELAY, O_STATS, O_FAULT, O_FAULTOP,
+	O_FAULTCNT, O_NESTED, O_FOREGROUND, O_LOG, O_OPTS, O_LIST, O_HELP,
+	O_PIDFILE,
+};
+
+static const struct option longopts[] = {
+	{ "dev", required_argument, NULL, O_DEV },
+	{ "fstype", required_argument, NULL, O_FSTYPE },
+	{ "backing", required_argument, NULL, O_BACKING },
+	{ "mode", required_argument, NULL, O_MODE },
+	{ "parallel", no_argument, NULL, O_PARALLEL },
+	{ "killpriv-v2", no_argument, NULL, O_KILLPRIV },
+	{ "no-xattr", no_argument, NULL, O_NOXATTR },
+	{ "threads", required_argument, NULL, O_THREADS },
+	{ "delay-us", required_argument, NULL, O_DELAY },
+	{ "stats", required_argument, NULL, O_STATS },
+	{ "fault", required_argument, NULL, O_FAULT },
+	{ "fault-op", required_argument, NULL, O_FAULTOP },
+	{ "fault-count", required_argument, NULL, O_FAULTCNT },
+	{ "backing-nested", required_argument, NULL, O_NESTED },
+	{ "foreground", no_argument, NULL, O_FOREGROUND },
+	{ "log", required_argument, NULL, O_LOG },
+	{ "pidfile", required_argument, NULL, O_PIDFILE },
+	{ "opts", required_argument, NULL, O_OPTS },
+	{ "list-faults", no_argument, NULL, O_LIST },
+	{ "help", no_argument, NULL, O_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void parse_args(int argc, char **argv)
+{
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_DEV:
+			cfg.dev = optarg;
+			break;
+		case O_FSTYPE:
+			cfg.fstype = optarg;
+			break;
+		case O_BACKING:
+			cfg.backing = optarg;
+			break;
+		case O_MODE:
+			if (!strcmp(optarg, "cached")) {
+				cfg.mode = FB_MODE_CACHED;
+			} else if (!strcmp(optarg, "direct")) {
+				cfg.mode = FB_MODE_DIRECT;
+			} else if (!strcmp(optarg, "passthrough")) {
+				cfg.mode = FB_MODE_PASSTHROUGH;
+			} else {
+				fb_errmsg("bad --mode '%s'", optarg);
+				exit(1);
+			}
+			break;
+		case O_PARALLEL:
+			cfg.parallel = true;
+			break;
+		case O_KILLPRIV:
+			cfg.killpriv_v2 = true;
+			break;
+		case O_NOXATTR:
+			cfg.no_xattr = true;
+			break;
+		case O_THREADS:
+			cfg.threads = parse_num("--threads", optarg, 256);
+			if (cfg.threads < 1)
+				cfg.threads = 1;
+			break;
+		case O_DELAY:
+			cfg.delay_us = parse_num("--delay-us", optarg,
+						 10000000);
+			break;
+		case O_STATS:
+			cfg.stats_path = optarg;
+			break;
+		case O_FAULT:
+			if (fb_fault_add(optarg) < 0)
+				exit(1);
+			break;
+		case O_FAULTOP:
+			if (fb_fault_set_op(optarg) < 0)
+				exit(1);
+			break;
+		case O_FAULTCNT:
+			fb_fault_set_count(parse_num("--fault-count", optarg,
+						     UINT32_MAX));
+			break;
+		case O_NESTED:
+			cfg.backing_nested = optarg;
+			break;
+		case O_FOREGROUND:
+			cfg.foreground = true;
+			break;
+		case O_LOG:
+			cfg.log_path = optarg;
+			break;
+		case O_PIDFILE:
+			cfg.pid_path = optarg;
+			break;
+		case O_OPTS:
+			cfg.opts = optarg;
+			break;
+		case O_LIST:
+			fb_fault_list();
+			exit(0);
+		case O_HELP:
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			exit(1);
+		}
+	}
+	if (optind != argc - 1) {
+		fb_errmsg("exactly one MOUNTPOINT expected (see --help)");
+		exit(1);
+	}
+	cfg.mountpoint = argv[optind];
+	if (!cfg.backing) {
+		fb_errmsg("--backing DIR is required");
+		exit(1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	char data[1024], *mnt;
+	int pfd[2] = { -1, -1 };
+	pid_t pid;
+	struct stat st;
+
+	parse_args(argc, argv);
+	umask(0);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (access("/proc/self/fd", F_OK) < 0) {
+		fb_errmsg("/proc is not mounted (needed for /proc/self/fd)");
+		return 1;
+	}
+	mnt = realpath(cfg.mountpoint, NULL);
+	if (!mnt || stat(mnt, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		fb_errmsg("mountpoint %s: %s", cfg.mountpoint,
+			  mnt ? "not a directory" : strerror(errno));
+		return 1;
+	}
+	cfg.mountpoint = mnt;
+	sess.rootfd = open(cfg.backing, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (sess.rootfd < 0) {
+		fb_errmsg("backing directory %s: %s", cfg.backing,
+			  strerror(errno));
+		return 1;
+	}
+	if (cfg.backing_nested) {
+		if (stat(cfg.backing_nested, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			fb_errmsg("--backing-nested %s: not a directory",
+				  cfg.backing_nested);
+			return 1;
+		}
+		cfg.backing_nested = abspath(cfg.backing_nested);
+	}
+	if (cfg.stats_path)
+		cfg.stats_path = abspath(cfg.stats_path);
+	if (cfg.pid_path)
+		cfg.pid_path = abspath(cfg.pid_path);
+	if (cfg.log_path) {
+		logf = fopen(cfg.log_path, "a");
+		if (!logf) {
+			fb_errmsg("log %s: %s", cfg.log_path, strerror(errno));
+			return 1;
+		}
+		setvbuf(logf, NULL, _IOLBF, 0);
+	}
+	if (fb_fault_validate() < 0)
+		return 1;
+	if (fb_nodes_init(sess.rootfd) < 0) {
+		fb_errmsg("cannot set up the root node");
+		return 1;
+	}
+	raise_nofile();
+
+	sess.devfd = open(cfg.dev, O_RDWR | O_CLOEXEC);
+	if (sess.devfd < 0) {
+		fb_errmsg("cannot open %s: %s", cfg.dev, strerror(errno));
+		return 1;
+	}
+	snprintf(data, sizeof(data),
+		 "fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other%s%s",
+		 sess.devfd, cfg.opts && *cfg.opts ? "," : "",
+		 cfg.opts ? cfg.opts : "");
+	if (mount("fbtestd", cfg.mountpoint, cfg.fstype, 0, data) < 0) {
+		fb_errmsg("mount -t %s on %s (%s): %s", cfg.fstype,
+			  cfg.mountpoint, data, strerror(errno));
+		return 1;
+	}
+	mounted_here = true;
+
+	if (cfg.foreground)
+		return serve(-1);
+
+	pid = pipe2(pfd, O_CLOEXEC) < 0 ? -1 : fork();
+	if (pid < 0) {
+		fb_errmsg("cannot fork: %s", strerror(errno));
+		umount2(cfg.mountpoint, MNT_DETACH);
+		return 1;
+	}
+	if (pid > 0) {
+		char c = 0;
+
+		close(pfd[1]);
+		if (read(pfd[0], &c, 1) == 1 && c == 'K')
+			_exit(0);
+		/* the child reported the error; make sure nothing stays */
+		umount2(cfg.mountpoint, MNT_DETACH);
+		waitpid(pid, NULL, 0);
+		if (c != 'F')
+			fb_errmsg("daemon died during INIT");
+		_exit(1);
+	}
+	close(pfd[0]);
+	setsid();
+	if (chdir("/") < 0) {
+		/* not fatal */
+	}
+	{
+		int nul = open("/dev/null", O_RDWR);
+
+		if (nul >= 0) {
+			dup2(nul, STDIN_FILENO);
+			dup2(nul, STDOUT_FILENO);
+			if (nul > STDERR_FILENO)
+				close(nul);
+		}
+	}
+	return serve(pfd[1]);
+}

@@ -1,0 +1,68 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# All suites on one kernel, in one VM boot: build our module (patched and
+# unpatched base) and the test programs on the host, boot Debian's kernel,
+# run every suite against the stock FUSE and ours, print the report.
+#
+# usage: tests/run-vm.sh KVER [SUITE...]
+# environment: FB_TIMEOUT (whole VM run, default 2700 s)
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+kver=${1:?usage: run-vm.sh KVER [SUITE...]}
+shift
+all_suites="smoke integrity aio faults badinput parallel security"
+want=${*:-$all_suites}
+suites=""
+for s in $want; do
+	if [ -f "$top/tests/suites/$s.sh" ]; then
+		suites="$suites,$s"
+	else
+		echo "run-vm: no suite '$s' yet (tests/suites/$s.sh)" >&2
+	fi
+done
+suites=${suites#,}
+[ -n "$suites" ] || { echo "run-vm: no suites to run" >&2; exit 1; }
+
+die() { echo "run-vm: $*" >&2; echo "vm-$kver: 0 passed, 1 failed"; exit 1; }
+
+cd "$top" || exit 1
+make -s modules KVER="$kver" KDIR="/lib/modules/$kver/build" > "$top/build/modules-$kver.log" 2>&1
+rc=$?
+if [ $rc != 0 ]; then
+	if grep -q 'not supported yet\|not building' "$top/build/modules-$kver.log"; then
+		echo "SKIPPED: vm-$kver: $(tail -n 1 "$top/build/modules-$kver.log")"
+		echo "vm-$kver: 0 passed, 0 failed, 1 skipped"
+		exit 0
+	fi
+	tail -n 20 "$top/build/modules-$kver.log" >&2
+	die "building our module for $kver failed"
+fi
+make -s modules SERIES=none KVER="$kver" KDIR="/lib/modules/$kver/build" > "$top/build/modules-$kver-unpatched.log" 2>&1 ||
+	die "building the unpatched base for $kver failed (build/modules-$kver-unpatched.log)"
+for d in tests/daemon tests/bin tests/parallel; do
+	[ -f "$d/Makefile" ] || continue
+	make -s -C "$d" FUSE_UAPI="$top/src/upstream/include/uapi" > /dev/null ||
+		die "building $d failed"
+done
+
+out=$top/build/vm
+results=$out/results-$kver
+rm -rf "$results"
+mkdir -p "$results"
+plan="stock=$suites ours=$suites"
+case ",$suites," in
+*,parallel,*) plan="$plan unpatched=parallel" ;;
+esac
+
+echo "run-vm: $kver: suites $suites"
+# shellcheck disable=SC2086 # one word per target
+FB_OUT=$out FB_MODDIR="$top/build/$kver" FB_MODDIR_UNPATCHED="$top/build/$kver-unpatched" \
+	"$top/tests/vm/run.sh" --kver "$kver" --timeout "${FB_TIMEOUT:-2700}" \
+	--log "$results/vm.log" -- sh "$top/tests/guest/main.sh" "$results" $plan
+vrc=$?
+[ $vrc = 0 ] || echo "run-vm: the VM run ended with status $vrc (log: $results/vm.log)" >&2
+
+"$top/tests/report.sh" "$results" "vm-$kver" | tee "$results/report.md"
+rrc=$?
+[ $vrc = 0 ] && [ $rrc = 0 ]
