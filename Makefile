@@ -22,7 +22,7 @@ BUILD := build/$(KVER)
 endif
 
 .PHONY: all deps deps-test import modules check-build check-tools check-vm \
-	check demo dkms-install shellcheck checkpatch clean distclean
+	check demo dkms-install checkpatch clean distclean
 
 all: modules
 
@@ -45,10 +45,10 @@ check-tools:
 	sh tests/tools/run.sh
 
 check-vm:
-	sh tests/run-vm.sh $(KVER)
+	sh tests/run-vm.sh $(KVER) $(SUITES)
 
-check: deps-test check-tools check-build
-	@for k in $(VM_KVERS); do sh tests/run-vm.sh $$k || exit 1; done
+check: deps-test
+	FB_VM_KVERS="$(VM_KVERS)" sh tests/check.sh
 
 demo: deps-test
 	$(MAKE) modules KVER=$(DEFAULT_KVER)
@@ -57,8 +57,6 @@ demo: deps-test
 dkms-install: import
 	sh scripts/dkms-local.sh $(KVER)
 
-shellcheck:
-	shellcheck -x scripts/*.sh tests/*.sh tests/*/*.sh dkms.conf
 
 checkpatch: import
 	@for p in backports/*/patches/*.patch backports/*/infra/patches/*.patch; do \

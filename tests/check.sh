@@ -1,0 +1,94 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Everything `make check` runs, in order, with one summary at the end:
+# lint (shellcheck, checkpatch on our patches), tooling tests, the build
+# matrix over every installed kernel headers set, DKMS on the host, and the
+# VM suites on every kernel in FB_VM_KVERS.
+#
+# usage: tests/check.sh        (environment: FB_VM_KVERS, FB_DKMS_KVERS)
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+logs=$top/build/logs
+mkdir -p "$logs"
+vm_kvers=${FB_VM_KVERS:-6.12.95+deb12-amd64}
+dkms_kvers=${FB_DKMS_KVERS:-6.12.95+deb12-amd64 6.1.0-57-amd64}
+
+total_p=0 total_f=0 total_s=0
+summary=""
+
+# section NAME CMD...: run, show its output, take its closing count line.
+section() {
+	name=$1
+	shift
+	echo
+	echo "=== $name"
+	start=$(date +%s)
+	"$@" 2>&1 | tee "$logs/$name.log"
+	line=$(grep -E '^[A-Za-z0-9_.+-]*: [0-9]+ passed, [0-9]+ failed' "$logs/$name.log" | tail -n 1)
+	p=$(echo "$line" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')
+	f=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
+	s=$(echo "$line" | sed -n 's/.* \([0-9]*\) skipped.*/\1/p')
+	if [ -z "$line" ]; then
+		p=0 f=1 s=0
+		echo "check: $name gave no result line: counted as a failure"
+	fi
+	total_p=$((total_p + p)) total_f=$((total_f + f)) total_s=$((total_s + ${s:-0}))
+	summary="$summary
+$(printf '%-28s %4s passed %4s failed %4s skipped %5s s' "$name" "$p" "$f" "${s:-0}" "$(($(date +%s) - start))")"
+}
+
+lint() {
+	n=0 bad=0
+	for f in scripts/*.sh tests/*.sh tests/*/*.sh; do
+		n=$((n + 1))
+		if shellcheck -x "$f" > "$logs/shellcheck.out" 2>&1; then
+			echo "ok $n - shellcheck $f"
+		else
+			bad=$((bad + 1))
+			echo "not ok $n - shellcheck $f"
+			sed 's/^/#   /' "$logs/shellcheck.out" | head -n 20
+		fi
+	done
+	n=$((n + 1))
+	if shellcheck -s bash dkms.conf > "$logs/shellcheck.out" 2>&1; then
+		echo "ok $n - shellcheck dkms.conf"
+	else
+		bad=$((bad + 1)); echo "not ok $n - shellcheck dkms.conf"
+	fi
+	for p in backports/*/patches/*.patch backports/*/infra/patches/*.patch; do
+		[ -f "$p" ] || continue
+		n=$((n + 1))
+		if perl src/upstream/scripts/checkpatch.pl --no-tree -q "$p" > "$logs/checkpatch.out" 2>&1; then
+			echo "ok $n - checkpatch $p"
+		elif grep -q '^ERROR' "$logs/checkpatch.out"; then
+			bad=$((bad + 1))
+			echo "not ok $n - checkpatch $p"
+			grep -A2 '^ERROR' "$logs/checkpatch.out" | sed 's/^/#   /' | head -n 20
+		else
+			echo "ok $n - checkpatch $p (warnings only)"
+			grep '^WARNING' "$logs/checkpatch.out" | sed 's/^/#   /'
+		fi
+	done
+	echo "1..$n"
+	echo "lint: $((n - bad)) passed, $bad failed"
+}
+
+make -s import > "$logs/import.log" 2>&1 || { cat "$logs/import.log"; echo "check: 0 passed, 1 failed"; exit 1; }
+
+section lint lint
+section tools sh tests/tools/run.sh
+section build-matrix sh scripts/check-build.sh
+# shellcheck disable=SC2086 # a list of kernels
+section dkms sh tests/dkms/run.sh $dkms_kvers
+for k in $vm_kvers; do
+	section "vm-$k" sh tests/run-vm.sh "$k"
+done
+
+echo
+echo "=== summary"
+echo "$summary"
+echo
+echo "check: $total_p passed, $total_f failed, $total_s skipped"
+[ "$total_f" = 0 ]
