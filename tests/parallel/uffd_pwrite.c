@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * uffd_pwrite - can a second writer get past a first one that is stuck in
+ * the middle of a write to the same FUSE file?
+ *
+ * Writer A does an O_DIRECT pwrite() of one page at offset 0 from a buffer
+ * whose page is registered with userfaultfd and not populated.  The kernel
+ * pins the source pages only once it is inside the file system's write path
+ * (passthrough: in the backing file system's direct io; FOPEN_DIRECT_IO: in
+ * fuse_direct_io()), so A blocks in the page fault with whatever inode lock
+ * the FUSE write path took.  The program waits for the fault message, so
+ * A is known to be blocked, then writer B does a pwrite() of one page to a
+ * range that does not overlap A's, from ordinary memory, and the program
+ * reports whether B completed within a timeout, i.e. while A was blocked.
+ * Finally it resolves the fault with UFFDIO_COPY and joins both writers.
+ * Both writers use the same open file: a server may give every open of a
+ * passthrough inode its own backing file, and the kernel refuses a second
+ * open with a different backing file while the first is open.
+ *
+ * usage: uffd_pwrite [-t TIMEOUT_MS] FILE:MODE:EXPECT...
+ *   MODE    inside  B writes inside the file (does not extend it)
+ *           extend  B writes at the end of file (extends it)
+ *   EXPECT  parallel  B must complete while A is blocked
+ *           serial    B must still wait when the timeout expires
+ *           any       only report what happened
+ *
+ * One TAP line per FILE:MODE:EXPECT.  The file must be on a FUSE mount
+ * that accepts O_DIRECT; it is grown to at least 1 MiB first.  For a
+ * passthrough file, the backing file must be on a file system that lets
+ * non-extending direct io writes run in parallel (XFS, ext4); on tmpfs the
+ * backing inode lock serializes them anyway.
+ *
+ * userfaultfd must be allowed to handle faults from kernel mode, so this
+ * needs CAP_SYS_PTRACE (root) unless vm.unprivileged_userfaultfd is 1.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define PAGE		4096
+#define MIN_SIZE	(1024 * 1024)
+#define B_OFFSET	(64 * 1024)
+#define FAULT_WAIT_MS	10000
+#define WATCHDOG_S	120
+
+struct writer {
+	int fd;
+	const void *buf;
+	off_t off;
+	ssize_t ret;
+	int err;
+	int done_pipe;		/* write end, -1 if none */
+};
+
+static void *writer_fn(void *arg)
+{
+	struct writer *w = arg;
+	char c = 1;
+
+	w->ret = pwrite(w->fd, w->buf, PAGE, w->off);
+	w->err = w->ret < 0 ? errno : 0;
+	if (w->done_pipe >= 0 && write(w->done_pipe, &c, 1) != 1)
+		w->err = errno;
+	return NULL;
+}
+
+static int uffd_open(void)
+{
+	int fd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+
+#ifdef USERFAULTFD_IOC_NEW
+	if (fd < 0 && (errno == EPERM || errno == ENOSYS)) {
+		int dev = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
+
+		if (dev >= 0) {
+			fd = ioctl(dev, USERFAULTFD_IOC_NEW,
+				   O_CLOEXEC | O_NONBLOCK);
+			close(dev);
+		}
+	}
+#endif
+	return fd;
+}
+
+/* Grow the file to MIN_SIZE with ordinary writes, so B's range exists. */
+static int prepare(const char *path)
+{
+	static char zero[64 * 1024];
+	struct stat st;
+	off_t off;
+	int fd;
+
+	fd = open(path, O_RDWR);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		goto fail;
+	for (off = st.st_size; off < MIN_SIZE; off += sizeof(zero))
+		if (pwrite(fd, zero, sizeof(zero), off) != sizeof(zero))
+			goto fail;
+	if (fsync(fd) < 0)
+		goto fail;
+	close(fd);
+	return 0;
+fail:
+	fprintf(stderr, "# %s: prepare: %s\n", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/*
+ * Run one case.  Returns 1 if B completed while A was blocked, 0 if it was
+ * still waiting at the timeout, -1 on error (with a diagnostic).
+ */
+static int run_case(const char *path, bool extend, int timeout_ms)
+{
+	struct uffdio_api api = { .api = UFFD_API, .features = 0 };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	struct uffdio_copy copy = { .mode = 0 };
+	struct writer a = { .done_pipe = -1 }, b = { .done_pipe = -1 };
+	pthread_t ta, tb;
+	bool a_started = false, b_started = false;
+	int fd = -1, uffd = -1, pipefd[2] = { -1, -1 };
+	void *area = MAP_FAILED, *bbuf = NULL, *src = NULL;
+	struct uffd_msg msg;
+	struct pollfd pfd;
+	struct stat st;
+	int result = -1, n;
+
+	if (prepare(path) < 0)
+		return -1;
+
+	fd = open(path, O_RDWR | O_DIRECT);
+	if (fd < 0) {
+		fprintf(stderr, "# %s: open O_DIRECT: %s\n", path,
+			strerror(errno));
+		goto out;
+	}
+	if (posix_memalign(&bbuf, PAGE, PAGE) || posix_memalign(&src, PAGE, PAGE)) {
+		fprintf(stderr, "# posix_memalign failed\n");
+		goto out;
+	}
+	memset(bbuf, 'B', PAGE);
+	memset(src, 'A', PAGE);
+
+	/*
+	 * Warm-up write: a first write may have to
+	 * check the file for privileges to remove, which is done with the
+	 * inode lock held exclusively.  Nothing between it and A's write
+	 * refreshes the attributes.
+	 */
+	if (pwrite(fd, src, PAGE, 0) != PAGE) {
+		fprintf(stderr, "# %s: warm-up pwrite: %s\n", path,
+			strerror(errno));
+		goto out;
+	}
+	if (fstat(fd, &st) < 0) {
+		fprintf(stderr, "# %s: fstat: %s\n", path, strerror(errno));
+		goto out;
+	}
+	b.off = extend ? (st.st_size + PAGE - 1) / PAGE * PAGE : B_OFFSET;
+	if (!extend && b.off + PAGE > st.st_size) {
+		fprintf(stderr, "# %s: file too small\n", path);
+		goto out;
+	}
+	/* The fstat() may have refreshed attributes: warm up again. */
+	if (pwrite(fd, src, PAGE, 0) != PAGE) {
+		fprintf(stderr, "# %s: warm-up pwrite: %s\n", path,
+			strerror(errno));
+		goto out;
+	}
+
+	uffd = uffd_open();
+	if (uffd < 0) {
+		fprintf(stderr, "# userfaultfd: %s (need root or vm.unprivileged_userfaultfd=1)\n",
+			strerror(errno));
+		goto out;
+	}
+	if (ioctl(uffd, UFFDIO_API, &api) < 0) {
+		fprintf(stderr, "# UFFDIO_API: %s\n", strerror(errno));
+		goto out;
+	}
+	area = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED) {
+		fprintf(stderr, "# mmap: %s\n", strerror(errno));
+		goto out;
+	}
+	reg.range.start = (uintptr_t)area;
+	reg.range.len = PAGE;
+	if (ioctl(uffd, UFFDIO_REGISTER, &reg) < 0) {
+		fprintf(stderr, "# UFFDIO_REGISTER: %s\n", strerror(errno));
+		goto out;
+	}
+
+	a.fd = fd;
+	a.buf = area;
+	a.off = 0;
+	if (pthread_create(&ta, NULL, writer_fn, &a)) {
+		fprintf(stderr, "# pthread_create A failed\n");
+		goto out;
+	}
+	a_started = true;
+
+	/* A is blocked once its fault is reported. */
+	pfd.fd = uffd;
+	pfd.events = POLLIN;
+	n = poll(&pfd, 1, FAULT_WAIT_MS);
+	if (n != 1 || read(uffd, &msg, sizeof(msg)) != sizeof(msg) ||
+	    msg.event != UFFD_EVENT_PAGEFAULT) {
+		fprintf(stderr, "# %s: writer A did not fault on its buffer (poll %d)\n",
+			path, n);
+		goto resolve;
+	}
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		fprintf(stderr, "# pipe2: %s\n", strerror(errno));
+		goto resolve;
+	}
+	b.fd = fd;
+	b.buf = bbuf;
+	b.done_pipe = pipefd[1];
+	if (pthread_create(&tb, NULL, writer_fn, &b)) {
+		fprintf(stderr, "# pthread_create B failed\n");
+		goto resolve;
+	}
+	b_started = true;
+
+	pfd.fd = pipefd[0];
+	pfd.events = POLLIN;
+	n = poll(&pfd, 1, timeout_ms);
+	if (n < 0) {
+		fprintf(stderr, "# poll: %s\n", strerror(errno));
+		goto resolve;
+	}
+	result = n == 1;
+	fprintf(stderr, "# %s: B %s while A was blocked\n", path,
+		result ? "completed" : "was still waiting after the timeout");
+
+resolve:
+	if (a_started) {
+		copy.dst = (uintptr_t)area;
+		copy.src = (uintptr_t)src;
+		copy.len = PAGE;
+		if (ioctl(uffd, UFFDIO_COPY, &copy) < 0 && errno != EEXIST) {
+			fprintf(stderr, "# UFFDIO_COPY: %s\n", strerror(errno));
+			result = -1;
+		}
+		pthread_join(ta, NULL);
+		if (a.ret != PAGE) {
+			fprintf(stderr, "# writer A: pwrite returned %zd (%s)\n",
+				a.ret, strerror(a.err));
+			result = -1;
+		}
+	}
+	if (b_started) {
+		pthread_join(tb, NULL);
+		if (b.ret != PAGE) {
+			fprintf(stderr, "# writer B: pwrite returned %zd (%s)\n",
+				b.ret, strerror(b.err));
+			result = -1;
+		}
+	}
+out:
+	if (pipefd[0] >= 0)
+		close(pipefd[0]);
+	if (pipefd[1] >= 0)
+		close(pipefd[1]);
+	if (area != MAP_FAILED)
+		munmap(area, PAGE);
+	if (uffd >= 0)
+		close(uffd);
+	if (fd >= 0)
+		close(fd);
+	free(bbuf);
+	free(src);
+	return result;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: uffd_pwrite [-t TIMEOUT_MS] FILE:MODE:EXPECT...\n"
+		"  MODE: inside | extend    EXPECT: parallel | serial | any\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	int timeout_ms = 2000, failed = 0, opt, i;
+
+	while ((opt = getopt(argc, argv, "t:h")) != -1) {
+		switch (opt) {
+		case 't':
+			timeout_ms = atoi(optarg);
+			if (timeout_ms <= 0)
+				usage();
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind >= argc)
+		usage();
+
+	/* A hung writer must not hang the test suite. */
+	alarm(WATCHDOG_S);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("1..%d\n", argc - optind);
+
+	for (i = optind; i < argc; i++) {
+		char *spec = strdup(argv[i]);
+		char *expect = spec ? strrchr(spec, ':') : NULL;
+		char *mode;
+		bool extend, ok;
+		int r;
+
+		if (!expect)
+			usage();
+		*expect++ = '\0';
+		mode = strrchr(spec, ':');
+		if (!mode)
+			usage();
+		*mode++ = '\0';
+		if (!strcmp(mode, "inside"))
+			extend = false;
+		else if (!strcmp(mode, "extend"))
+			extend = true;
+		else
+			usage();
+		if (strcmp(expect, "parallel") && strcmp(expect, "serial") &&
+		    strcmp(expect, "any"))
+			usage();
+
+		r = run_case(spec, extend, timeout_ms);
+		if (r < 0)
+			ok = false;
+		else if (!strcmp(expect, "any"))
+			ok = true;
+		else
+			ok = r == !strcmp(expect, "parallel");
+		failed += !ok;
+		printf("%sok %d - %s %s write: B %s while A blocked (expected %s)\n",
+		       ok ? "" : "not ", i - optind + 1, spec,
+		       extend ? "extending" : "non-extending",
+		       r < 0 ? "error" : r ? "completed" : "waited",
+		       expect);
+		free(spec);
+	}
+	return failed ? 1 : 0;
+}
