@@ -40,13 +40,16 @@ struct fb_node {
 	ino_t ino;
 	int fd;				/* O_PATH */
 	mode_t type;			/* S_IFMT bits */
+	int backing_id;			/* passthrough: one id per inode */
+	unsigned int backing_users;	/* open files using backing_id */
 	struct fb_node *id_next;
 	struct fb_node *ino_next;
 };
 
 struct fb_file {
 	int fd;
-	int backing_id;			/* > 0 while registered */
+	int backing_id;			/* > 0 while registered (faults) */
+	struct fb_node *node;		/* holds a ref while sharing its id */
 };
 
 struct fb_dir {
@@ -812,9 +815,49 @@ static int open_fault(struct fb_req *req, const struct fb_fault *flt,
  * registered with FUSE_DEV_IOC_BACKING_OPEN and the id is closed with
  * FUSE_DEV_IOC_BACKING_CLOSE at RELEASE, not right after the open reply:
  * the kernel resolves the id in the opener's context after our write(2)
- * returned, so an early close would race with it.
+ * returned, so an early close would race with it.  All opens of one inode
+ * share one backing id, as real servers do: the kernel refuses (EIO) an open
+ * whose backing file differs from the one the inode already passes through
+ * to.
  */
-static int open_finish(struct fb_req *req, int fd, struct fuse_open_out *oo)
+static int node_backing_get(struct fb_node *n, int fd)
+{
+	int r;
+
+	pthread_mutex_lock(&node_lock);
+	if (n->backing_users) {
+		n->backing_users++;
+		r = n->backing_id;
+	} else {
+		struct fuse_backing_map map = { .fd = fd };
+
+		r = backing_ioctl(&map);
+		if (r > 0) {
+			n->backing_id = r;
+			n->backing_users = 1;
+		}
+	}
+	pthread_mutex_unlock(&node_lock);
+	return r;
+}
+
+static void node_backing_put(struct fb_node *n)
+{
+	int id = 0;
+
+	pthread_mutex_lock(&node_lock);
+	if (!--n->backing_users) {
+		id = n->backing_id;
+		n->backing_id = 0;
+	}
+	pthread_mutex_unlock(&node_lock);
+	if (id > 0)
+		backing_close(id);
+	node_put(n);
+}
+
+static int open_finish(struct fb_req *req, int fd, struct fuse_open_out *oo,
+		       uint64_t nodeid)
 {
 	struct fb_file *f;
 	struct fb_fault *flt = NULL;
@@ -844,16 +887,15 @@ static int open_finish(struct fb_req *req, int fd, struct fuse_open_out *oo)
 		if (close_id)
 			f->backing_id = id;
 	} else if (cfg.mode == FB_MODE_PASSTHROUGH) {
-		struct fuse_backing_map map = { .fd = fd };
-
-		r = backing_ioctl(&map);
+		f->node = node_get(nodeid);
+		r = f->node ? node_backing_get(f->node, fd) : -ESTALE;
 		if (r < 0) {
 			fb_errmsg("BACKING_OPEN failed: %s", strerror(-r));
+			node_put(f->node);
 			free(f);
 			close(fd);
 			return r;
 		}
-		f->backing_id = r;
 		oo->open_flags |= FOPEN_PASSTHROUGH;
 		oo->backing_id = r;
 		fb_atomic_inc(&stats.passthrough_opens);
@@ -870,6 +912,8 @@ static void file_free(struct fb_file *f)
 {
 	if (f->backing_id > 0)
 		backing_close(f->backing_id);
+	if (f->node)
+		node_backing_put(f->node);
 	close(f->fd);
 	free(f);
 }
@@ -901,7 +945,7 @@ static void op_open(struct fb_req *req, struct fb_node *node)
 	}
 	if ((oi->open_flags & FUSE_OPEN_KILL_SUIDGID) && sess.killpriv_v2)
 		kill_suidgid(fd, node);
-	r = open_finish(req, fd, &oo);
+	r = open_finish(req, fd, &oo, node->nodeid);
 	if (r < 0) {
 		reply_err(req, -r);
 		return;
@@ -935,7 +979,7 @@ static void op_create(struct fb_req *req, struct fb_node *node)
 		reply_err(req, -r);
 		return;
 	}
-	r = open_finish(req, fd, &oo);
+	r = open_finish(req, fd, &oo, e.nodeid);
 	if (r < 0) {
 		fb_node_unref_lookup(e.nodeid);
 		req->entry_nodeid = 0;
