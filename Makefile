@@ -22,7 +22,7 @@ BUILD := build/$(KVER)
 endif
 
 .PHONY: all deps deps-test import modules check-build check-tools check-vm \
-	check demo dkms-install checkpatch clean distclean
+	check bench demo dkms-install checkpatch clean distclean
 
 all: modules
 
@@ -49,6 +49,9 @@ check-vm:
 
 check: deps-test
 	FB_VM_KVERS="$(VM_KVERS)" sh tests/check.sh
+
+bench: deps-test
+	sh tests/bench/run.sh $(if $(filter command line,$(origin KVER)),$(KVER),$(DEFAULT_KVER))
 
 demo: deps-test
 	$(MAKE) modules KVER=$(DEFAULT_KVER)

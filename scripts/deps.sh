@@ -22,7 +22,7 @@ build) ;;
 test)
 	# qemu and friends from the host release; virtme-ng from trixie.
 	pkgs="$pkgs qemu-system-x86 udev busybox-static cpio zstd fio libaio-dev \
-xfsprogs attr libcap2-bin shellcheck virtme-ng/trixie"
+xfsprogs attr libcap2-bin shellcheck gnuplot-nox virtme-ng/trixie"
 	;;
 *) die "unknown set '$what' (build or test)" ;;
 esac

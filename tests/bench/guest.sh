@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# In the guest: the benchmark. XFS on memory-backed null_blk devices, fio on
+# ONE shared pre-written file, through each variant:
+#   raw        XFS itself
+#   stock      the kernel's own FUSE, passthrough + FOPEN_PARALLEL_DIRECT_WRITES
+#   unpatched  our module without the series (same daemon flags)
+#   ours       our module with the series
+# and daemon flavors: xattr (getxattr answered from the backing file),
+# killpriv2 (FUSE_HANDLE_KILLPRIV_V2), noxattr (ENOSYS for xattrs).
+# Workloads:
+#   lat   null_blk completion delay 50 us (irqmode=2): psync randwrite 4k
+#         direct, numjobs 1 2 4 8 (latency-bound: a serialized path stays flat)
+#   aio   no delay: libaio iodepth 64 randwrite 4k direct, numjobs 1 2 4
+# Writes one CSV line per run: workload,variant,daemon,numjobs,rep,iops
+#
+# usage: tests/bench/guest.sh OUT.csv
+# environment: FB_MODDIR, FB_MODDIR_UNPATCHED, FB_BENCH_REPS (3),
+#              FB_BENCH_RUNTIME (seconds per run, 4), FB_BENCH_QUICK=1
+out=${1:?usage: guest.sh OUT.csv}
+FB_TOP=$(cd "$(dirname "$0")/../.." && pwd)
+export FB_TOP
+. "$FB_TOP/tests/lib/fuse.sh"
+reps=${FB_BENCH_REPS:-3}
+runtime=${FB_BENCH_RUNTIME:-4}
+size=256M
+
+die() { echo "bench: $*" >&2; exit 1; }
+
+# Two null_blk devices through configfs: one with a completion delay.
+modprobe null_blk nr_devices=0 > /dev/null 2>&1 || die "no null_blk"
+mount -t configfs none /sys/kernel/config 2> /dev/null
+nb=/sys/kernel/config/nullb
+[ -d $nb ] || die "null_blk has no configfs interface"
+mkblk() {
+	mkdir "$nb/$1" || return 1
+	echo 2048 > "$nb/$1/size"
+	echo 1 > "$nb/$1/memory_backed"
+	echo 4096 > "$nb/$1/blocksize"
+	echo "$2" > "$nb/$1/irqmode"
+	[ "$2" = 2 ] && echo 50000 > "$nb/$1/completion_nsec"
+	echo 64 > "$nb/$1/hw_queue_depth"
+	echo 1 > "$nb/$1/power"
+	dev=/dev/$1
+	i=0
+	while [ ! -b "$dev" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	mkfs.xfs -q -f "$dev" > /dev/null && mkdir -p "/tmp/$1" && mount -t xfs "$dev" "/tmp/$1"
+}
+mkblk nbdelay 2 || die "cannot make the delayed null_blk"
+mkblk nbfast 0 || die "cannot make the fast null_blk"
+
+# fio_iops DIR WORKLOAD NUMJOBS: write IOPS of one run.
+fio_iops() {
+	case $2 in
+	lat) eng="--ioengine=psync" ;;
+	aio) eng="--ioengine=libaio --iodepth=64" ;;
+	esac
+	# shellcheck disable=SC2086
+	fio --name=b --filename="$1/file" --size=$size --rw=randwrite --bs=4k --direct=1 \
+		$eng --numjobs="$3" --runtime="$runtime" --time_based --group_reporting \
+		--output-format=terse --terse-version=3 2> "$FB_SCRATCH/fio.err" |
+		awk -F';' 'NR == 1 { print $49 }'
+}
+
+mkdir -p "$FB_SCRATCH"
+: > "$out"
+for w in lat aio; do
+	case $w in
+	lat) xfs=/tmp/nbdelay jobs="1 2 4 8" ;;
+	aio) xfs=/tmp/nbfast jobs="1 2 4" ;;
+	esac
+	[ "${FB_BENCH_QUICK:-0}" = 1 ] && jobs="1 4"
+	# Write the file once: every benchmark write is a non-extending overwrite.
+	dd if=/dev/zero of="$xfs/file" bs=1M count=256 conv=fsync 2> /dev/null
+	for v in raw stock unpatched ours; do
+		daemons="xattr killpriv2 noxattr"
+		[ $v = raw ] && daemons=-
+		[ $v = unpatched ] && daemons=xattr
+		[ $w = aio ] && [ $v != raw ] && daemons=xattr
+		for d in $daemons; do
+			if [ $v = raw ]; then
+				dir=$xfs
+			else
+				fb_use "$v" > /dev/null 2>&1 || die "cannot load $v"
+				FB_BACK=$xfs
+				case $d in
+				xattr) extra="" ;;
+				killpriv2) extra="--killpriv-v2" ;;
+				noxattr) extra="--no-xattr" ;;
+				esac
+				# shellcheck disable=SC2086
+				fb_mount --mode passthrough --parallel --threads 4 $extra 2> "$FB_SCRATCH/mount.err" ||
+					die "mount $v/$d: $(cat "$FB_SCRATCH/mount.err")"
+				dir=$FB_MNT
+			fi
+			for n in $jobs; do
+				r=1
+				while [ $r -le "$reps" ]; do
+					iops=$(fio_iops "$dir" $w "$n")
+					[ -n "$iops" ] || die "fio failed ($w $v $d $n): $(head -n 3 "$FB_SCRATCH/fio.err")"
+					echo "$w,$v,$d,$n,$r,$iops" >> "$out"
+					echo "bench: $w $v $d numjobs=$n rep=$r: $iops IOPS"
+					r=$((r + 1))
+				done
+			done
+			if [ $v != raw ]; then
+				getx=$(fb_stat op_GETXATTR)
+				echo "bench: $w $v $d: daemon saw ${getx:-0} GETXATTR"
+				echo "$w,$v,$d,getxattr,0,${getx:-0}" >> "$out"
+				fb_umount
+			fi
+		done
+	done
+done
+fb_unload_ours

@@ -1,0 +1,114 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Turn the benchmark's CSV (tests/bench/guest.sh) into a Markdown table of
+# medians with their spread and the ratios ours/unpatched and ours/raw, and
+# a PNG plot (IOPS against numjobs, a line per variant) when gnuplot exists.
+#
+# usage: tests/bench/report.sh RAW.csv OUTDIR TITLE
+set -eu
+csv=${1:?usage: report.sh RAW.csv OUTDIR TITLE}
+outdir=${2:?usage: report.sh RAW.csv OUTDIR TITLE}
+title=${3:-fuse-backport bench}
+[ -s "$csv" ] || { echo "bench-report: no results in $csv" >&2; exit 1; }
+mkdir -p "$outdir"
+
+# workload,variant,daemon,numjobs -> median min max (IOPS), from the reps.
+grep -v ',getxattr,' "$csv" | sort -t, -k1,1 -k2,2 -k3,3 -k4,4n -k6,6n | awk -F, '
+	function flush() {
+		if (key == "") return
+		med = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+		printf "%s,%d,%d,%d,%d\n", key, med, v[1], v[n], n
+	}
+	{
+		k = $1 "," $2 "," $3 "," $4
+		if (k != key) { flush(); key = k; n = 0 }
+		v[++n] = $6
+	}
+	END { flush() }' > "$outdir/medians.csv"
+
+# Daemon GETXATTR counts per variant/daemon (summed over the workloads).
+getx() {
+	awk -F, -v w="$1" -v v="$2" -v d="$3" '$1 == w && $2 == v && $3 == d && $4 == "getxattr" { print $6; f = 1 }
+		END { if (!f) print "–" }' "$csv"
+}
+
+med() { awk -F, -v w="$1" -v v="$2" -v d="$3" -v n="$4" '$1 == w && $2 == v && $3 == d && $4 == n { print $5; exit }' "$outdir/medians.csv"; }
+cell() {
+	awk -F, -v w="$1" -v v="$2" -v d="$3" -v n="$4" '$1 == w && $2 == v && $3 == d && $4 == n {
+		spread = $5 ? 100 * ($7 - $6) / $5 : 0
+		printf "%d ±%d%%", $5, spread / 2 + 0.5; found = 1; exit }
+		END { if (!found) printf "–" }' "$outdir/medians.csv"
+}
+ratio() {
+	if [ -n "$1" ] && [ -n "$2" ] && [ "$2" != 0 ]; then
+		awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f×", a / b }'
+	else
+		printf '–'
+	fi
+}
+
+{
+	echo "### $title"
+	echo
+	echo "fio randwrite 4k direct on one shared pre-written file, XFS on memory-backed"
+	echo "null_blk; FUSE variants in passthrough mode with FOPEN_PARALLEL_DIRECT_WRITES."
+	echo "IOPS: median of $(awk -F, '$4 != "getxattr" { print $5 }' "$csv" | sort -n | tail -n 1) runs ±half the min–max spread."
+	for w in lat aio; do
+		grep -q "^$w," "$outdir/medians.csv" || continue
+		echo
+		case $w in
+		lat) echo "**Latency-bound** (null_blk completion 50 µs, psync):" ;;
+		aio) echo "**Published configuration** (libaio iodepth 64, no device delay):" ;;
+		esac
+		echo
+		echo "| jobs | raw XFS | stock | unpatched | ours | ours/unpatched | ours/raw | stock killpriv2 | ours killpriv2 | stock noxattr | ours noxattr |"
+		echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+		awk -F, -v w=$w '$1 == w { print $4 }' "$outdir/medians.csv" | sort -nu | while read -r n; do
+			echo "| $n | $(cell $w raw - "$n") | $(cell $w stock xattr "$n") | $(cell $w unpatched xattr "$n") | $(cell $w ours xattr "$n") |" \
+				"$(ratio "$(med $w ours xattr "$n")" "$(med $w unpatched xattr "$n")") |" \
+				"$(ratio "$(med $w ours xattr "$n")" "$(med $w raw - "$n")") |" \
+				"$(cell $w stock killpriv2 "$n") | $(cell $w ours killpriv2 "$n") | $(cell $w stock noxattr "$n") | $(cell $w ours noxattr "$n") |"
+		done
+		echo
+		echo "GETXATTR requests the daemon saw in the runs above (xattr daemon): stock $(getx $w stock xattr), unpatched $(getx $w unpatched xattr), ours $(getx $w ours xattr)."
+	done
+} > "$outdir/table.md"
+cat "$outdir/table.md"
+
+if command -v gnuplot > /dev/null; then
+	plots=""
+	for w in lat aio; do
+		grep -q "^$w," "$outdir/medians.csv" || continue
+		case $w in
+		lat) t="latency-bound: psync, 50 us device completion" ;;
+		aio) t="libaio iodepth 64, no device delay" ;;
+		esac
+		p=""
+		for s in "raw,-,raw XFS" "stock,xattr,stock passthrough" "unpatched,xattr,unpatched base" \
+			 "ours,xattr,ours" "ours,noxattr,ours, daemon without xattrs"; do
+			key=$(echo "$s" | cut -d, -f1,2)
+			f=$outdir/$w.$(echo "$key" | tr ',' '-').dat
+			awk -F, -v k="$w,$key" '$1 "," $2 "," $3 == k { print $4, $5, $6, $7 }' \
+				"$outdir/medians.csv" > "$f"
+			[ -s "$f" ] && p="$p${p:+, }\"$f\" using 1:2:3:4 with yerrorlines title \"$(echo "$s" | cut -d, -f3-)\""
+		done
+		[ -n "$p" ] && plots="${plots}set title \"$t\"
+plot $p
+"
+	done
+	gnuplot <<GP
+set terminal pngcairo size 1200,500 font ",10"
+set output "$outdir/bench.png"
+set multiplot layout 1,2 title "$title"
+set xlabel "fio numjobs (one shared file)"
+set ylabel "write IOPS"
+set logscale x 2
+set key top left
+set grid
+$plots
+unset multiplot
+GP
+	rm -f "$outdir"/*.dat
+	echo
+	echo "plot: $outdir/bench.png"
+fi

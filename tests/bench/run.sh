@@ -1,0 +1,34 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# `make bench`: one VM boot per kernel runs tests/bench/guest.sh; the table
+# and plot go to results/bench/<kver>/ (table.md, bench.png, raw.csv).
+# Not a timed test: it measures and prints, it asserts nothing.
+#
+# usage: tests/bench/run.sh KVER...
+# environment: FB_BENCH_REPS, FB_BENCH_RUNTIME, FB_BENCH_QUICK (see guest.sh)
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+[ $# -gt 0 ] || { echo "usage: tests/bench/run.sh KVER..." >&2; exit 2; }
+die() { echo "bench: $*" >&2; exit 1; }
+
+for kver in "$@"; do
+	make -s modules KVER="$kver" KDIR="/lib/modules/$kver/build" > "build/bench-modules.log" 2>&1 ||
+		die "cannot build our module for $kver (build/bench-modules.log)"
+	make -s modules SERIES=none KVER="$kver" KDIR="/lib/modules/$kver/build" >> "build/bench-modules.log" 2>&1 ||
+		die "cannot build the unpatched base for $kver"
+	make -s -C tests/daemon FUSE_UAPI="$top/src/upstream/include/uapi" > /dev/null || die "cannot build fbtestd"
+
+	out=$top/build/vm
+	res=$top/results/bench/$kver
+	mkdir -p "$out" "$res"
+	csv=$out/bench-$kver.csv
+	rm -f "$csv"
+	FB_OUT=$out FB_MODDIR="$top/build/$kver" FB_MODDIR_UNPATCHED="$top/build/$kver-unpatched" \
+		"$top/tests/vm/run.sh" --kver "$kver" --timeout 3600 --log "$out/bench-$kver.log" -- \
+		sh "$top/tests/bench/guest.sh" "$csv" ||
+		die "the benchmark VM run failed (log: $out/bench-$kver.log)"
+	cp "$csv" "$res/raw.csv"
+	sh tests/bench/report.sh "$res/raw.csv" "$res" "fuse-backport $(sed -n 's/^fb_release=//p' src/upstream/.fb-import | sed "s/^/$(sed -n 's/^upstream_version=//p' src/upstream/.fb-import)+fb/") on Debian $kver, QEMU TCG 2 vCPUs" ||
+		die "cannot make the report"
+done
