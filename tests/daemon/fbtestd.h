@@ -71,6 +71,8 @@ struct fb_session {
 struct fb_stats {
 	uint64_t requests;
 	uint64_t nodes;			/* known nodes besides the root */
+	uint64_t notify_inval_sent;	/* NOTIFY_INVAL_INODE (SIGUSR2) */
+	uint64_t notify_inval_failed;
 	uint64_t ops[FB_MAX_OPCODE + 1];	/* last slot: other opcodes */
 	uint64_t inflight_read, inflight_write, inflight_io;
 	uint64_t max_inflight_read, max_inflight_write, max_inflight_io;
@@ -111,6 +113,7 @@ void fb_stat_max(uint64_t *cur, uint64_t *max);
 int fb_nodes_init(int rootfd);
 void fb_dispatch(struct fb_req *req);
 void fb_node_unref_lookup(uint64_t nodeid);
+void fb_notify_inval_all(void);
 bool fb_node_is_reg(uint64_t nodeid);
 
 /* fault.c */

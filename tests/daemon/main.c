@@ -195,6 +195,9 @@ static void write_stats(void)
 		(long long)__atomic_load_n(&stats.fault_backing_open_errno,
 					   __ATOMIC_RELAXED));
 	fprintf(f, "nodes=%llu\n", LD(stats.nodes));
+	fprintf(f, "notify_inval_sent=%llu\n", LD(stats.notify_inval_sent));
+	fprintf(f, "notify_inval_failed=%llu\n",
+		LD(stats.notify_inval_failed));
 	fprintf(f, "mode=%s\n", mode_name(cfg.mode));
 	fprintf(f, "kernel_minor=%u\n", sess.kminor);
 	fprintf(f, "passthrough_granted=%d\n", sess.passthrough ? 1 : 0);
@@ -287,6 +290,12 @@ static void *signal_main(void *arg)
 	for (;;) {
 		if (sigwait(set, &sig))
 			continue;
+		if (sig == SIGUSR2) {
+			/* attributes changed behind the kernel's back */
+			fb_notify_inval_all();
+			write_stats();
+			continue;
+		}
 		write_stats();
 		if (sig == SIGUSR1)
 			continue;
@@ -362,6 +371,7 @@ static int serve(int pfd)
 	/* signals are taken by signal_main; keep them pending until then */
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
@@ -433,6 +443,7 @@ static void usage(FILE *f)
 "  --threads N           serving threads, one cloned fd each (default 4)\n"
 "  --delay-us N          sleep N us in every READ and WRITE\n"
 "  --stats FILE          statistics (on SIGUSR1 and at exit)\n"
+"                        (SIGUSR2: NOTIFY_INVAL_INODE for every known node)\n"
 "  --log FILE            log every request\n"
 "  --pidfile FILE        write the serving process's pid (removed at exit)\n"
 "  --fault NAME[,NAME]   inject faults (repeatable; see --list-faults)\n"

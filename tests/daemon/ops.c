@@ -1640,3 +1640,51 @@ send:
 		undo_reply(req);
 	node_put(node);
 }
+
+/*
+ * SIGUSR2: tell the kernel that the attributes of every inode it knows may
+ * have changed behind its back (offset -1: attributes only, no page cache),
+ * as a server does after a change made outside the mount.
+ */
+void fb_notify_inval_all(void)
+{
+	struct {
+		struct fuse_out_header h;
+		struct fuse_notify_inval_inode_out o;
+	} msg;
+	struct fb_node *n;
+	uint64_t *ids = NULL;
+	size_t cnt = 0, cap = 0, i;
+
+	pthread_mutex_lock(&node_lock);
+	for (i = 0; i < NODE_HASH_SIZE; i++) {
+		for (n = id_hash[i]; n; n = n->id_next) {
+			if (cnt == cap) {
+				uint64_t *p;
+
+				cap = cap ? 2 * cap : 64;
+				p = realloc(ids, cap * sizeof(*ids));
+				if (!p)
+					break;
+				ids = p;
+			}
+			if (cnt < cap)
+				ids[cnt++] = n->nodeid;
+		}
+	}
+	pthread_mutex_unlock(&node_lock);
+
+	/* not under node_lock: the kernel may send FORGETs meanwhile */
+	for (i = 0; i < cnt; i++) {
+		memset(&msg, 0, sizeof(msg));
+		msg.h.len = sizeof(msg);
+		msg.h.error = FUSE_NOTIFY_INVAL_INODE;
+		msg.o.ino = ids[i];
+		msg.o.off = -1;
+		if (write(sess.devfd, &msg, sizeof(msg)) == sizeof(msg))
+			fb_atomic_inc(&stats.notify_inval_sent);
+		else
+			fb_atomic_inc(&stats.notify_inval_failed);
+	}
+	free(ids);
+}
