@@ -76,11 +76,21 @@ if cmp -s "$b/fb_config.h.new" "$b/fb_config.h"; then
 else
 	mv "$b/fb_config.h.new" "$b/fb_config.h"
 fi
-printf 'FB_FLAVOR := %s\nFB_PREFIX := %s\n' "$flavor" "$prefix" > "$b/fb_config.mk"
+{
+	printf 'FB_FLAVOR := %s\nFB_PREFIX := %s\n' "$flavor" "$prefix"
+	# The probes that passed, for src/Kbuild to pick compat objects.
+	printf 'FB_HAVE :=%s\n' "$(sed -n 's/^#define HAVE_\([A-Z0-9_]*\) 1$/ \1/p' "$probes" | tr -d '\n')"
+} > "$b/fb_config.mk"
 
 # cp -p keeps mtimes, so kbuild rebuilds only what changed.
 cp -pR "$src/fs" "$src/include" "$src/.fb-import" "$b/"
 cp -p "$top/src/Kbuild" "$top/backports/include/fb_compat.h" "$b/"
+# Stand-in headers (found before the kernel's) and compat sources.
+rm -rf "$b/fb_include"
+rm -f "$b"/compat/*.c
+mkdir -p "$b/fb_include" "$b/compat"
+cp -pR "$top/backports/include/linux" "$b/fb_include/"
+cp -p "$top"/backports/compat/*.c "$b/compat/"
 
 extra=""
 [ "${FB_WERROR:-0}" = 1 ] && extra="KCFLAGS=-Werror"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Feature probes: compile each backports/probes/NAME.c against the target
 # kernel's headers, all in one parallel kbuild run, and write a config header
-# with HAVE_NAME for every probe that compiled.
+# with HAVE_NAME for every probe that compiled, and HAVE_EXPORT_SYM for every
+# symbol of backports/probes/exports that the kernel exports.
 #
 # usage: scripts/probe.sh KDIR OUTPUT.h
 set -eu
@@ -15,6 +16,7 @@ die() { echo "probe: $*" >&2; exit 1; }
 
 [ -f "$kdir/Makefile" ] || die "$kdir is not a kernel build directory (no Makefile)"
 [ -f "$kdir/.config" ] || die "$kdir has no .config: cannot probe these headers"
+[ -f "$kdir/Module.symvers" ] || die "$kdir has no Module.symvers: cannot probe its exports"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fb-probe.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -41,6 +43,18 @@ make -C "$kdir" M="$tmp" -k -j"$(nproc)" $objs > "$tmp/log" 2>&1 || true
 			echo "#define HAVE_$N 1"
 		else
 			echo "/* HAVE_$N is not set */"
+		fi
+	done
+	# Exports: a probe compiles against a declaration, a module also
+	# needs the symbol exported (Module.symvers of the headers).
+	sed -e 's/#.*//' -e 's/[[:space:]]//g' "$top/backports/probes/exports" |
+	while read -r sym; do
+		[ -n "$sym" ] || continue
+		N=$(echo "$sym" | tr '[:lower:]' '[:upper:]')
+		if awk -v s="$sym" '$2 == s { f = 1 } END { exit !f }' "$kdir/Module.symvers"; then
+			echo "#define HAVE_EXPORT_$N 1"
+		else
+			echo "/* HAVE_EXPORT_$N is not set */"
 		fi
 	done
 } > "$tmp/config.h"

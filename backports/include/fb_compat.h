@@ -10,7 +10,6 @@
 
 #include "fb_config.h"
 #include <linux/export.h>
-#include <linux/miscdevice.h>
 
 #ifdef FB_RENAMED
 /*
@@ -42,12 +41,40 @@
 #define FB_TRACE_SYSTEM	fuse
 #endif
 
-/* Set on the one file of each module that carries its modinfo. */
+/*
+ * Older kernels: every API base 6.12 uses that a kernel lacks, by probe
+ * (HAVE_*, scripts/probe.sh), never by version. Shims of what a kernel
+ * header declares are in stand-ins for that header (backports/include/linux/,
+ * found before the kernel's): this file includes no header, so that every
+ * source file's own first #define (pr_fmt) still comes first.
+ */
+#ifndef HAVE_MNT_IDMAP
+/*
+ * Before 6.3 the VFS passed the mount's user namespace where it now passes a
+ * struct mnt_idmap, with the same meaning: &init_user_ns is the identity
+ * (&nop_mnt_idmap). fb_invalid_mnt_idmap maps no id at all, as
+ * invalid_mnt_idmap does (backports/compat/mnt_idmap.c).
+ */
+#define mnt_idmap		user_namespace
+#define nop_mnt_idmap		init_user_ns
+#define invalid_mnt_idmap	fb_invalid_mnt_idmap
+struct user_namespace;
+extern struct user_namespace fb_invalid_mnt_idmap;
+#define file_mnt_idmap(file)	file_mnt_user_ns(file)
+#endif
+
+/*
+ * Set on the one file of each module that carries its modinfo. The entries
+ * are what MODULE_VERSION() and MODULE_INFO() make, without <linux/module.h>:
+ * a header included here would come before the file's own pr_fmt.
+ */
 #ifdef FB_MODINFO
-#include <linux/module.h>
-MODULE_VERSION(FB_VERSION);
-MODULE_INFO(flavor, FB_FLAVOR);
-MODULE_INFO(fb_base, FB_BASE);
+#define FB_MODULE_INFO(tag, info)					\
+	static const char __UNIQUE_ID(tag)[] __used __section(".modinfo") \
+		__aligned(1) = #tag "=" info
+FB_MODULE_INFO(version, FB_VERSION);
+FB_MODULE_INFO(flavor, FB_FLAVOR);
+FB_MODULE_INFO(fb_base, FB_BASE);
 #endif
 
 #endif /* FB_COMPAT_H */

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * fuse-backport stand-in for <linux/filelock.h> (6.9): before it, the lock
+ * declarations were in <linux/fs.h> and struct file_lock had its fl_type,
+ * fl_pid, fl_flags and fl_owner in itself rather than in a file_lock_core.
+ * fb_flc(fl) gives where the flc_* fields are on either kernel.
+ */
+#ifndef FB_LINUX_FILELOCK_H
+#define FB_LINUX_FILELOCK_H
+
+#ifdef HAVE_FILELOCK_H
+#include_next <linux/filelock.h>
+#define fb_flc(fl)	(&(fl)->c)
+#else
+#include <linux/fs.h>
+#define fb_flc(fl)	(fl)
+#define flc_type	fl_type
+#define flc_pid		fl_pid
+#define flc_flags	fl_flags
+#define flc_owner	fl_owner
+#endif
+
+#endif /* FB_LINUX_FILELOCK_H */
