@@ -1,0 +1,244 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Boot a Debian kernel in QEMU and run one command in it as root.
+#
+# usage: tests/vm/run.sh [--kver KVER] [--cpus N] [--mem MB] [--timeout SEC]
+#                        [--log FILE] [--rw] -- CMD [ARGS...]
+#
+#   --kver KVER    Debian kernel to boot (default 6.12.95+deb12-amd64); fetched
+#                  through tests/vm/kernel.sh when not installed
+#   --cpus N       vCPUs (default 2; multi-threaded TCG, so they run in parallel)
+#   --mem MB       guest memory in MiB (default 2048)
+#   --timeout SEC  kill the guest after SEC seconds, boot included (default 900)
+#   --log FILE     the run's log (default $FB_OUT/run.XXXXXX/vm.log; the last
+#                  one is also linked as $FB_OUT/last.log)
+#   --rw           share the host's whole root read-write (default: read-only)
+#
+# Exit status: CMD's own. 124 when the timeout hit, 125 when the guest did not
+# boot or died (panic) before CMD ended, 130 when interrupted, 2 on bad usage,
+# 1 when the kernel cannot be had. Those failures print one line starting
+# with "vm: " on stderr; nothing else of the runner's own reaches stdout.
+#
+# In the guest:
+#   - the host's root is the guest's root, over 9p, read-only (writes to /etc,
+#     /usr, /var, /home, ... land in throw-away overlays); with --rw it is the
+#     host's root read-write, so the guest can change the host: use with care;
+#   - ${FB_OUT:-/tmp/fb-vm} is shared read-write at the same path: results
+#     written there are on the host after the run ($FB_RUNDIR is this run's
+#     directory in it);
+#   - /tmp is a fresh tmpfs, HOME=/tmp/fb-home, the working directory is the
+#     host's one when it is visible (a directory under the host's /tmp other
+#     than $FB_OUT is not), else /;
+#   - FB_KVER (and the file /run/fb-kver) give `uname -r`; FB_VM=1; the host's
+#     PATH, LANG, LC_ALL, CI and every FB_* variable are passed on;
+#   - modules of the booted kernel load by name (modprobe xfs), from the host's
+#     /lib/modules/KVER; dmesg works;
+#   - stdin is empty; CMD's stdout and stderr both go to the runner's stdout
+#     and to the log.
+# The log holds vng's messages, the guest console (kernel messages of level
+# warning and above, live: a panic shows there), CMD's output and, after CMD,
+# the guest's full dmesg.
+#
+# Why vng (virtme-ng): it boots Debian's unmodified kernels with the host's
+# root over 9p, builds the initramfs with the 9p/virtio modules itself, sets
+# /lib/modules up for modprobe and passes CMD's exit status back. A hand-made
+# initramfs boots faster (~7 s vs ~15 s) but would redo all of that. Cheap
+# savings applied: no default QEMU devices (-nodefaults: no CD-ROM, no NIC;
+# vng adds no network or sound unless asked) and no udev autoloading of
+# modules useless here (KVM, AHCI, watchdogs, input, ...) through
+# modprobe.blacklist, which only affects autoloading: `modprobe NAME` still
+# loads any of them. KVM is not used (there is none on the CI machines).
+#
+# Needs on the host: virtme-ng (vng), qemu-system-x86, udev (virtme-init
+# runs udevd in the guest), busybox-static, kmod, util-linux, coreutils.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+prog=vm
+
+usage() {
+	sed -n '4,5p' "$0" | sed 's/^# //' >&2
+	exit 2
+}
+bad() {
+	echo "$prog: $*" >&2
+	exit 2
+}
+posint() {
+	case $2 in
+	'' | *[!0-9]* | 0*) bad "$1 needs a positive integer, not '$2'" ;;
+	esac
+}
+
+kver=6.12.95+deb12-amd64
+cpus=2
+mem=2048
+tmo=900
+log=
+rw=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kver | --cpus | --mem | --timeout | --log)
+		[ $# -ge 2 ] || bad "$1 needs a value"
+		case $1 in
+		--kver) kver=$2 ;;
+		--cpus) cpus=$2 ;;
+		--mem) mem=$2 ;;
+		--timeout) tmo=$2 ;;
+		--log) log=$2 ;;
+		esac
+		shift 2
+		;;
+	--kver=*) kver=${1#*=} && shift ;;
+	--cpus=*) cpus=${1#*=} && shift ;;
+	--mem=*) mem=${1#*=} && shift ;;
+	--timeout=*) tmo=${1#*=} && shift ;;
+	--log=*) log=${1#*=} && shift ;;
+	--rw) rw=1 && shift ;;
+	--) shift && break ;;
+	-h | --help) usage ;;
+	*) bad "unknown option '$1' (CMD goes after --)" ;;
+	esac
+done
+[ $# -gt 0 ] || usage
+posint --cpus "$cpus"
+posint --mem "$mem"
+posint --timeout "$tmo"
+
+for t in vng timeout mkfifo tee; do
+	command -v "$t" >/dev/null 2>&1 || {
+		echo "$prog: boot failed: $t not found on the host" >&2
+		exit 125
+	}
+done
+
+# The results directory shared read-write with the guest.
+out=${FB_OUT:-/tmp/fb-vm}
+if ! mkdir -p "$out" || ! out=$(cd "$out" && pwd -P); then
+	bad "cannot create $out"
+fi
+case $out in
+/ | /tmp | *[[:space:]=,]*) bad "FB_OUT=$out cannot be shared (not / or /tmp, no blanks, '=' or ',')" ;;
+esac
+rundir=$(mktemp -d "$out/run.XXXXXX") || bad "cannot create a run directory in $out"
+if [ -z "$log" ]; then
+	log=$rundir/vm.log
+	ln -sfn "${rundir#"$out"/}/vm.log" "$out/last.log" 2>/dev/null
+fi
+: >"$log" || bad "cannot write the log $log"
+case $log in /*) ;; *) log=$(pwd)/$log ;; esac
+
+# kernel.sh's messages (apt's, when it fetches) go to the log; its error line,
+# if any, becomes ours.
+if ! vmlinuz=$("$here/kernel.sh" "$kver" 2>>"$log"); then
+	echo "$prog: boot failed: $(tail -n 1 "$log")" >&2
+	exit 1
+fi
+
+# Single-quote a word for sh, keeping any trailing newlines.
+shq() {
+	q=$(printf '%sx' "$1" | sed "s/'/'\\\\''/g")
+	printf "'%s'" "${q%x}"
+}
+
+# CMD for the guest.
+{
+	printf 'set --'
+	for a in "$@"; do
+		printf ' %s' "$(shq "$a")"
+	done
+	printf '\n'
+} >"$rundir/cmd"
+
+# Environment for the guest.
+cwd=$(pwd -P 2>/dev/null || echo /)
+{
+	for v in PATH LANG LC_ALL CI $(env | sed -n 's/^\(FB_[A-Za-z0-9_]*\)=.*/\1/p'); do
+		eval "isset=\${$v+y}"
+		[ -n "$isset" ] || continue
+		eval "val=\$$v"
+		# shellcheck disable=SC2154 # val is set by the eval above
+		printf 'export %s=%s\n' "$v" "$(shq "$val")"
+	done
+	printf 'export FB_OUT=%s FB_CWD=%s\n' "$(shq "$out")" "$(shq "$cwd")"
+} >"$rundir/env"
+
+# Autoloading only; explicit `modprobe NAME` is not affected.
+blacklist=kvm,kvm_amd,kvm_intel,ccp,ahci,libahci,psmouse,pcspkr,iTCO_wdt,i2c_i801,lpc_ich,serio_raw,evdev,i6300esb,button,qemu_fw_cfg,intel_pmc_bxt
+
+set -- vng --run "$vmlinuz" --disable-kvm --disable-microvm --force-9p \
+	--cpus "$cpus" --memory "${mem}M" \
+	--verbose --append "loglevel=5" --append "modprobe.blacklist=$blacklist" \
+	--qemu-opts=-nodefaults --qemu-opts=-accel --qemu-opts=tcg,thread=multi \
+	--exec "sh $(shq "$here/guest.sh") $(shq "$rundir")"
+# With --rw the results directory is writable as part of the root; vng also
+# refuses --rwdir then.
+if [ "$rw" = 1 ]; then
+	set -- "$@" --rw
+else
+	set -- "$@" --rwdir "$out=$out"
+fi
+
+{
+	echo "$prog: kernel $kver ($vmlinuz), $cpus vCPUs, ${mem} MiB, timeout ${tmo} s, root $([ "$rw" = 1 ] && echo rw || echo ro), results $out"
+	echo "$prog: cwd $cwd; CMD: $(sed 's/^set -- //' "$rundir/cmd")"
+} >>"$log"
+
+# vng's stdout (CMD's output) goes to the log and our stdout, its stderr
+# (vng's messages, the guest console) to the log only. FIFOs rather than
+# pipelines, so that we know the pid of timeout and get vng's status. Both
+# writers append: QEMU reopens its stdout/stderr, and truncates files it opens.
+mkfifo "$rundir/out.fifo" "$rundir/err.fifo" || bad "mkfifo failed in $rundir"
+tee -a "$log" <"$rundir/out.fifo" &
+teepid=$!
+cat >>"$log" <"$rundir/err.fifo" &
+catpid=$!
+
+start=$(date +%s)
+# timeout runs vng (and so QEMU) in a process group of its own and signals
+# the whole group when the time is up; SIGKILL 15 s later if still alive.
+timeout -k 15 "$tmo" "$@" </dev/null >"$rundir/out.fifo" 2>"$rundir/err.fifo" &
+vpid=$!
+interrupted=0
+trap 'interrupted=1; kill -TERM "$vpid" 2>/dev/null' INT TERM HUP
+while :; do
+	wait "$vpid" 2>/dev/null # no "Terminated" from sh when interrupted
+	vrc=$?
+	# wait returns early when a trapped signal arrives.
+	kill -0 "$vpid" 2>/dev/null || break
+done
+trap - INT TERM HUP
+wait "$teepid" "$catpid"
+end=$(date +%s)
+rm -f "$rundir/out.fifo" "$rundir/err.fifo"
+
+if [ -f "$rundir/dmesg" ]; then
+	{
+		echo "---- guest dmesg after CMD ----"
+		cat "$rundir/dmesg"
+	} >>"$log"
+fi
+boot=$(cat "$rundir/uptime" 2>/dev/null || echo '?')
+echo "$prog: vng exit $vrc after $((end - start)) s wall; CMD started at guest uptime $boot s" >>"$log"
+
+fail() {
+	echo "$prog: $1 (kernel $kver; log: $log)" | tee -a "$log" >&2
+	exit "$2"
+}
+panic=
+grep -q 'Kernel panic' "$log" && panic=" (kernel panic)"
+if [ "$interrupted" = 1 ]; then
+	fail "interrupted" 130
+elif [ "$vrc" = 124 ] || [ "$vrc" = 137 ]; then
+	fail "timeout after $tmo s$panic" 124
+elif [ -f "$rundir/status" ]; then
+	rc=$(cat "$rundir/status")
+	case $rc in
+	'' | *[!0-9]*) fail "guest wrote a bad status '$rc'" 125 ;;
+	esac
+	exit "$rc"
+elif [ -f "$rundir/started" ]; then
+	fail "guest died while running CMD$panic, vng exit $vrc" 125
+else
+	fail "boot failed$panic, vng exit $vrc" 125
+fi
