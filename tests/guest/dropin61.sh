@@ -11,8 +11,8 @@
 # and passthrough modes over a backing directory on tmpfs and on XFS (loop
 # device), and in each: round-trips a 20 MiB random file (cmp, also after
 # dropping caches, and against the backing file), writes and reads through a
-# shared mmap, runs libaio writes and reads with verification (O_DIRECT on
-# XFS), and for passthrough checks that the server saw no READ or WRITE.
+# shared mmap and splice(2), runs libaio writes and reads with verification
+# (O_DIRECT on XFS), and for passthrough checks that the server saw no READ or WRITE.
 # Finally, dmesg must have no WARNING, BUG or Oops. TAP output, last line
 # "N passed, N failed". Needs root, python3, fio, mkfs.xfs, losetup.
 set -u
@@ -147,6 +147,37 @@ wait_pid() { # PID: until the server exited (5 s at most)
 	done
 }
 
+# splice(2) both ways: a pipe into the file, the file into a pipe.
+splice_py='
+import os, sys
+path, ref = sys.argv[1], open(sys.argv[2], "rb").read()
+fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+off = 0
+while off < len(ref):
+    r, w = os.pipe()
+    n = os.write(w, ref[off:off + 65536])
+    os.close(w)
+    while n:
+        k = os.splice(r, fd, n)
+        n -= k
+        off += k
+    os.close(r)
+os.fsync(fd)
+os.close(fd)
+fd = os.open(path, os.O_RDONLY)
+got = b""
+while True:
+    r, w = os.pipe()
+    k = os.splice(fd, w, 65536)
+    os.close(w)
+    if not k:
+        break
+    got += os.read(r, k)
+    os.close(r)
+if got != ref:
+    sys.exit("spliced bytes differ")
+'
+
 run_mode() { # BACKING MODE
 	bk=$1 mode=$2
 	t="$bk/$mode"
@@ -170,6 +201,9 @@ run_mode() { # BACKING MODE
 	check "$t: read back after drop_caches, cmp" cmp "$w/data/rand" "$w/mnt/rand"
 	check "$t: mmap write/read" "$py" -c "$mmap_py" "$w/mnt/map" "$w/data/rand1m"
 	check "$t: mmap'd bytes in the backing file" cmp "$w/data/rand1m" "$dir/map"
+
+	check "$t: splice write/read" "$py" -c "$splice_py" "$w/mnt/spl" "$w/data/rand1m"
+	check "$t: spliced bytes in the backing file" cmp "$w/data/rand1m" "$dir/spl"
 
 	# Asynchronous I/O (libaio): O_DIRECT only where the backing fs has it.
 	direct=0
@@ -209,7 +243,7 @@ run_mode() { # BACKING MODE
 		umount -l "$w/mnt"
 	fi
 	wait_pid "$pid"
-	rm -f "$dir/rand" "$dir/map" "$dir/aio"
+	rm -f "$dir/rand" "$dir/map" "$dir/spl" "$dir/aio"
 }
 
 for bk in $backings; do
