@@ -22,7 +22,8 @@ BUILD := build/$(KVER)
 endif
 
 .PHONY: all deps deps-test import modules check-build check-tools check-vm \
-	check bench demo dkms-install checkpatch clean distclean
+	check bench demo dkms-install checkpatch clean distclean \
+	deps-pkg deb rpm kmod-deb
 
 all: modules
 
@@ -59,6 +60,19 @@ demo: deps-test
 
 dkms-install: import
 	sh scripts/dkms-local.sh $(KVER)
+
+# Packages, into build/pkg/ (README.md, "Packages").
+deps-pkg:
+	sh scripts/deps.sh pkg
+
+deb:
+	sh scripts/pkg-deb.sh
+
+rpm:
+	sh scripts/pkg-rpm.sh
+
+kmod-deb: import
+	SIGN_KEY="$(SIGN_KEY)" SIGN_CERT="$(SIGN_CERT)" sh scripts/kmod-deb.sh $(KVER) $(KDIR)
 
 
 checkpatch: import

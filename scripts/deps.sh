@@ -7,7 +7,7 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-what=${1:?usage: deps.sh build|test [PACKAGE...]}
+what=${1:?usage: deps.sh build|pkg|test [PACKAGE...]}
 shift
 
 die() { echo "deps: $*" >&2; exit 1; }
@@ -17,14 +17,17 @@ command -v apt-get >/dev/null || die "needs a Debian system with apt"
 sh "$top/scripts/apt-suites.sh"
 
 pkgs="build-essential bc kmod patch xz-utils dkms $*"
+# Packaging: debian/ (dh_dkms is in dh-dkms on bookworm), rpm/ (rpmbuild).
+pkgtools="debhelper dh-dkms dpkg-dev fakeroot lintian rpm rpmlint"
 case $what in
 build) ;;
+pkg) pkgs="$pkgs $pkgtools" ;;
 test)
 	# qemu and friends from the host release; virtme-ng from trixie.
-	pkgs="$pkgs qemu-system-x86 udev busybox-static cpio zstd fio libaio-dev \
-xfsprogs attr libcap2-bin shellcheck gnuplot-nox virtme-ng/trixie"
+	pkgs="$pkgs qemu-system-x86 udev busybox-static cpio zstd fio libaio-dev libfuse3-dev pkg-config jq \
+xfsprogs attr libcap2-bin shellcheck gnuplot-nox virtme-ng/trixie $pkgtools"
 	;;
-*) die "unknown set '$what' (build or test)" ;;
+*) die "unknown set '$what' (build, pkg or test)" ;;
 esac
 
 need=""

@@ -15,6 +15,9 @@ name=fuse-backport
 ver=$(kernelver="" kernel_source_dir="" bash -c '. "$1/dkms.conf" && echo "$PACKAGE_VERSION"' _ "$top")
 log=$(mktemp "${TMPDIR:-/tmp}/fb-dkms.XXXXXX")
 trap 'rm -f "$log"' EXIT INT TERM
+# DKMS and apt on this host are shared with tests/pkg/: one at a time.
+exec 9>> /var/lock/fuse-backport-dkms.lock
+flock 9
 
 n=0 pass=0 fail=0
 check() {

@@ -1,0 +1,76 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Build the Debian source package fuse-backport and the binary package
+# fuse-backport-dkms from a clean tree (the tracked files; the import runs in
+# the package build), then lintian them. Output in build/pkg/.
+#
+# usage: scripts/pkg-deb.sh
+# environment: UPSTREAM_TARBALL  the pinned kernel tarball, when linux-source-6.12
+#                                at the pinned version is not installed
+#                                (default: taken from its .deb, fetched by apt)
+#              OUT               output directory (default build/pkg)
+#              LINTIAN=0         do not run lintian
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+pkg_prog=deb
+# shellcheck source=scripts/pkg-common.sh
+. "$top/scripts/pkg-common.sh"
+out=${OUT:-$top/build/pkg}
+
+for t in dpkg-buildpackage dh dh_dkms; do
+	command -v $t > /dev/null || pkg_die "needs dpkg-dev, debhelper and dh-dkms (sh scripts/deps.sh pkg)"
+done
+ver=$(pkg_version)
+[ -n "$ver" ] || pkg_die "cannot read PACKAGE_VERSION from dkms.conf"
+debver=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
+[ "${debver%-*}" = "$ver" ] ||
+	pkg_die "debian/changelog is at $debver, dkms.conf at $ver: add a changelog entry for $ver-1"
+
+work=$out/deb-work
+rm -rf "$work"
+mkdir -p "$work"
+src=$work/fuse-backport-$ver
+pkg_clean_tree "$src"
+
+# The upstream tarball of this source package: everything but debian/.
+(cd "$work" && tar --exclude="fuse-backport-$ver/debian" --sort=name --owner=0 --group=0 \
+	-cJf "fuse-backport_$ver.orig.tar.xz" "fuse-backport-$ver")
+
+# The kernel tarball: from the build dependency when it is installed, else
+# through the build profile that takes UPSTREAM_TARBALL.
+# shellcheck source=backports/6.12/pin
+. "$top/backports/6.12/pin"
+set --
+if [ -n "${UPSTREAM_TARBALL:-}" ] ||
+   [ "$(dpkg-query -W -f '${Version}' "$DEBIAN_PACKAGE" 2> /dev/null)" != "$DEBIAN_VERSION" ]; then
+	UPSTREAM_TARBALL=$(pkg_upstream "$work/upstream")
+	export UPSTREAM_TARBALL
+	set -- -Ppkg.fuse-backport.upstream-tarball
+	echo "deb: kernel tarball $UPSTREAM_TARBALL (build profile pkg.fuse-backport.upstream-tarball)"
+fi
+
+echo "deb: building fuse-backport $debver"
+(cd "$src" && dpkg-buildpackage -us -uc "$@") > "$work/build.log" 2>&1 || {
+	tail -n 30 "$work/build.log" >&2
+	pkg_die "dpkg-buildpackage failed (log: $work/build.log)"
+}
+rm -rf "$work/upstream"
+
+mkdir -p "$out"
+for f in "$work"/*.deb "$work"/*.dsc "$work"/*.tar.* "$work"/*.changes "$work"/*.buildinfo; do
+	[ -f "$f" ] && mv "$f" "$out/"
+done
+changes=$out/fuse-backport_${debver}_$(dpkg --print-architecture).changes
+for f in "$out"/fuse-backport*"$debver"* "$out/fuse-backport_$ver.orig.tar.xz"; do
+	echo "deb: $f"
+done
+
+if [ "${LINTIAN:-1}" != 0 ] && command -v lintian > /dev/null; then
+	# Errors and warnings fail the build; overrides are commented where they are.
+	if lintian --fail-on error,warning --info "$changes"; then
+		echo "deb: lintian clean"
+	else
+		pkg_die "lintian found problems in $changes"
+	fi
+fi
