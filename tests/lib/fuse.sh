@@ -6,6 +6,8 @@
 # Environment: FB_TOP (repository), FB_TARGET (stock, ours, unpatched),
 # FB_MODDIR (directory with our built .ko files, for ours/unpatched),
 # FB_SCRATCH (writable scratch space, default /tmp/fb).
+# The helpers' own variables are named fb_*, so that they leave a caller's
+# loop counters alone.
 
 FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 FB_DAEMON=${FB_DAEMON:-$FB_TOP/tests/daemon/fbtestd}
@@ -20,8 +22,8 @@ fb_flavor_of() {
 	if [ -f "$1/fuse.ko" ]; then
 		echo dropin
 	else
-		for k in "$1"/*.ko; do
-			[ -f "$k" ] && basename "$k" .ko && return
+		for fb_k in "$1"/*.ko; do
+			[ -f "$fb_k" ] && basename "$fb_k" .ko && return
 		done
 		echo none
 	fi
@@ -41,25 +43,25 @@ fb_use() {
 		[ -d /sys/module/fuse/sections ] && FB_MODNAME=fuse
 		;;
 	ours | unpatched)
-		dir=$FB_MODDIR
-		[ "$FB_TARGET" = unpatched ] && dir=$FB_MODDIR_UNPATCHED
-		fl=$(fb_flavor_of "$dir")
-		case $fl in
-		none) echo "fb_use: no modules in $dir" >&2; return 1 ;;
+		fb_dir=$FB_MODDIR
+		[ "$FB_TARGET" = unpatched ] && fb_dir=$FB_MODDIR_UNPATCHED
+		fb_fl=$(fb_flavor_of "$fb_dir")
+		case $fb_fl in
+		none) echo "fb_use: no modules in $fb_dir" >&2; return 1 ;;
 		dropin)
 			# cuse and virtiofs import fuse's symbols: all three go.
-			for m in virtiofs cuse fuse; do
-				rmmod "$m" 2> /dev/null
+			for fb_m in virtiofs cuse fuse; do
+				rmmod "$fb_m" 2> /dev/null
 			done
-			insmod "$dir/fuse.ko" || return 1
-			for m in cuse virtiofs; do
-				[ -f "$dir/$m.ko" ] && { insmod "$dir/$m.ko" || return 1; }
+			insmod "$fb_dir/fuse.ko" || return 1
+			for fb_m in cuse virtiofs; do
+				[ -f "$fb_dir/$fb_m.ko" ] && { insmod "$fb_dir/$fb_m.ko" || return 1; }
 			done
 			FB_DEV=/dev/fuse FB_FSTYPE=fuse FB_MODNAME=fuse
 			;;
 		*)
-			insmod "$dir/$fl.ko" || return 1
-			FB_DEV=/dev/$fl FB_FSTYPE=$fl FB_MODNAME=$fl
+			insmod "$fb_dir/$fb_fl.ko" || return 1
+			FB_DEV=/dev/$fb_fl FB_FSTYPE=$fb_fl FB_MODNAME=$fb_fl
 			;;
 		esac
 		;;
@@ -68,10 +70,10 @@ fb_use() {
 	FB_CTL=/sys/fs/${FB_FSTYPE}/connections
 	mountpoint -q "$FB_CTL" || mount -t "${FB_FSTYPE}ctl" none "$FB_CTL" 2> /dev/null
 	# devtmpfs creates the node asynchronously.
-	i=0
-	while [ ! -c "$FB_DEV" ] && [ $i -lt 50 ]; do
+	fb_i=0
+	while [ ! -c "$FB_DEV" ] && [ $fb_i -lt 50 ]; do
 		sleep 0.1
-		i=$((i + 1))
+		fb_i=$((fb_i + 1))
 	done
 	[ -c "$FB_DEV" ] || { echo "fb_use: $FB_DEV did not appear" >&2; return 1; }
 	export FB_TARGET FB_DEV FB_FSTYPE FB_MODNAME FB_CTL
@@ -80,19 +82,19 @@ fb_use() {
 # Unload whatever of ours is loaded (renamed: by prefix; drop-in: fuse.ko
 # whose version is ours), and give a drop-in kernel its stock module back.
 fb_unload_ours() {
-	for d in /sys/module/*; do
-		[ -f "$d/version" ] || continue
-		case $(cat "$d/version") in
+	for fb_d in /sys/module/*; do
+		[ -f "$fb_d/version" ] || continue
+		case $(cat "$fb_d/version") in
 		*+fb*) ;;
 		*) continue ;;
 		esac
-		m=$(basename "$d")
-		if [ "$m" = fuse ]; then
+		fb_m=$(basename "$fb_d")
+		if [ "$fb_m" = fuse ]; then
 			rmmod virtiofs cuse 2> /dev/null
 		fi
 		# The control fs holds the module too.
-		umount -a -t "$m,${m}blk,${m}ctl" 2> /dev/null
-		rmmod "$m" || return 1
+		umount -a -t "$fb_m,${fb_m}blk,${fb_m}ctl" 2> /dev/null
+		rmmod "$fb_m" || return 1
 	done
 }
 
@@ -106,15 +108,15 @@ fb_mount() {
 
 # fb_umount: unmount and wait (bounded) for the daemon to go.
 fb_umount() {
-	pid=$(cat "$FB_PIDFILE" 2> /dev/null)
+	fb_pid=$(cat "$FB_PIDFILE" 2> /dev/null)
 	timeout -k 2 20 umount "$FB_MNT" 2> /dev/null || umount -l "$FB_MNT" 2> /dev/null
-	i=0
-	while [ -n "$pid" ] && kill -0 "$pid" 2> /dev/null && [ $i -lt 100 ]; do
+	fb_i=0
+	while [ -n "$fb_pid" ] && fb_alive "$fb_pid" && [ $fb_i -lt 100 ]; do
 		sleep 0.1
-		i=$((i + 1))
+		fb_i=$((fb_i + 1))
 	done
-	if [ -n "$pid" ] && kill -0 "$pid" 2> /dev/null; then
-		kill -9 "$pid" 2> /dev/null
+	if [ -n "$fb_pid" ] && fb_alive "$fb_pid"; then
+		kill -9 "$fb_pid" 2> /dev/null
 		return 1
 	fi
 	return 0
@@ -122,14 +124,14 @@ fb_umount() {
 
 # fb_stat KEY: a statistic of the running daemon (asks it to write them).
 fb_stat() {
-	pid=$(cat "$FB_PIDFILE" 2> /dev/null)
-	if [ -n "$pid" ] && kill -0 "$pid" 2> /dev/null; then
+	fb_pid=$(cat "$FB_PIDFILE" 2> /dev/null)
+	if [ -n "$fb_pid" ] && kill -0 "$fb_pid" 2> /dev/null; then
 		rm -f "$FB_STATS"
-		kill -USR1 "$pid"
-		i=0
-		while [ ! -f "$FB_STATS" ] && [ $i -lt 50 ]; do
+		kill -USR1 "$fb_pid"
+		fb_i=0
+		while [ ! -f "$FB_STATS" ] && [ $fb_i -lt 50 ]; do
 			sleep 0.1
-			i=$((i + 1))
+			fb_i=$((fb_i + 1))
 		done
 	fi
 	sed -n "s/^$1=//p" "$FB_STATS" 2> /dev/null
@@ -157,6 +159,13 @@ fb_mode_args() {
 	pt-parallel) echo "--mode passthrough --parallel" ;;
 	*) echo "fb_mode_args: unknown mode $1" >&2; return 1 ;;
 	esac
+}
+
+# fb_alive PID: PID runs (a zombie waiting for a slow reaper does not: the
+# daemon is reparented when its parent returns from fb_mount).
+fb_alive() {
+	kill -0 "$1" 2> /dev/null &&
+		! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2> /dev/null
 }
 
 # fb_daemon_pid: pid of the daemon serving $FB_MNT (empty when none).
@@ -191,6 +200,9 @@ fb_cleanup() {
 	while fb_mounted "$FB_MNT"; do
 		umount -l "$FB_MNT" 2> /dev/null || break
 	done
-	[ -n "$fb_cleanup_pid" ] && kill -9 "$fb_cleanup_pid" 2> /dev/null
+	# a pid file left by a killed daemon may name a reused pid
+	[ -n "$fb_cleanup_pid" ] &&
+		[ "$(cat "/proc/$fb_cleanup_pid/comm" 2> /dev/null)" = fbtestd ] &&
+		kill -9 "$fb_cleanup_pid" 2> /dev/null
 	rm -f "$FB_PIDFILE"
 }
