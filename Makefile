@@ -4,8 +4,11 @@
 # The kernel the demo and the VM suites boot by default: Debian 12's
 # bookworm-backports 6.12 (FUSE built in, renamed flavor).
 DEFAULT_KVER := 6.12.95+deb12-amd64
-# Headers the build matrix installs: that kernel and Debian 12's own 6.1.
-MATRIX_HEADERS := linux-headers-$(DEFAULT_KVER) linux-headers-amd64
+# Headers the build matrix installs: that kernel, Debian 12's own 6.1
+# (the current one), several earlier 6.1 ABIs, and the cloud and rt flavors.
+MATRIX_HEADERS := linux-headers-$(DEFAULT_KVER) linux-headers-amd64 \
+	$(foreach a,47 50 53 54 55 56 57,linux-headers-6.1.0-$(a)-amd64) \
+	linux-headers-6.1.0-57-cloud-amd64 linux-headers-6.1.0-57-rt-amd64
 
 BASE ?= 6.12
 KVER ?= $(shell uname -r)
