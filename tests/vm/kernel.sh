@@ -70,7 +70,8 @@ if [ -x "$repo/scripts/apt-suites.sh" ]; then
 	suites=${FB_APT_SUITES:-$(sed -n 's/^Suites:[[:space:]]*//p' \
 		/etc/apt/sources.list.d/fuse-backport-extra.sources 2>/dev/null || true)}
 	# shellcheck disable=SC2086 # a list of suite names
-	"$repo/scripts/apt-suites.sh" $suites >&2 || die "scripts/apt-suites.sh failed"
+	"$repo/scripts/apt-suites.sh" $suites >&2 ||
+		echo "kernel.sh: warning: scripts/apt-suites.sh failed; using apt's lists as they are" >&2
 fi
 
 candidate() {

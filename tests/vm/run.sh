@@ -57,7 +57,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 prog=vm
 
 usage() {
-	sed -n '4,5p' "$0" | sed 's/^# //' >&2
+	sed -n '5,6p' "$0" | sed 's/^# //' >&2
 	exit 2
 }
 bad() {
