@@ -37,7 +37,12 @@ fb_use() {
 	fb_unload_ours
 	case $FB_TARGET in
 	stock)
-		modprobe fuse 2> /dev/null
+		# By path: modprobe would prefer a DKMS build under updates/.
+		if ! grep -qw fuse /proc/filesystems; then
+			for fb_k in /lib/modules/"$(uname -r)"/kernel/fs/fuse/fuse.ko*; do
+				[ -f "$fb_k" ] && insmod "$fb_k" 2> /dev/null
+			done
+		fi
 		grep -qw fuse /proc/filesystems || { echo "fb_use: no stock FUSE" >&2; return 1; }
 		FB_DEV=/dev/fuse FB_FSTYPE=fuse FB_MODNAME=""
 		[ -d /sys/module/fuse/sections ] && FB_MODNAME=fuse
