@@ -11,7 +11,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 kver=${1:?usage: run-vm.sh KVER [SUITE...]}
 shift
-all_suites="smoke integrity aio faults badinput parallel security"
+all_suites="smoke integrity aio faults badinput parallel security status libfuse"
 want=${*:-$all_suites}
 suites=""
 for s in $want; do
@@ -40,7 +40,7 @@ if [ $rc != 0 ]; then
 fi
 make -s modules SERIES=none KVER="$kver" KDIR="/lib/modules/$kver/build" > "$top/build/modules-$kver-unpatched.log" 2>&1 ||
 	die "building the unpatched base for $kver failed (build/modules-$kver-unpatched.log)"
-for d in tests/daemon tests/bin tests/parallel; do
+for d in tests/daemon tests/bin tests/parallel tests/libfuse tools; do
 	[ -f "$d/Makefile" ] || continue
 	make -s -C "$d" FUSE_UAPI="$top/src/upstream/include/uapi" > /dev/null ||
 		die "building $d failed"
