@@ -832,6 +832,8 @@ int fb_cmd_mount(int argc, char **argv, const char *progname)
 
 	memset(&j, 0, sizeof(j));
 	opts_init(&j.mo);
+	/* mount(8) runs helpers without PATH: look where a shell would */
+	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", 0);
 	for (i = 1; i < argc; i++) {
 		s = argv[i];
 		if (!strcmp(s, "-h") || !strcmp(s, "--help")) {

@@ -202,7 +202,10 @@ run -o fd=3
 tap_check $? "run -o fd=...: refused (exit $rc)"
 
 # fusebpblk over a block device.
-if modprobe loop 2> "$S/loop.err" && truncate -s 16M "$S/blk.img" && lo=$(losetup -f --show "$S/blk.img" 2>> "$S/loop.err"); then
+modprobe loop 2> "$S/loop.err"
+i=0
+while [ ! -c /dev/loop-control ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+if truncate -s 16M "$S/blk.img" && lo=$(losetup -f --show "$S/blk.img" 2>> "$S/loop.err"); then
 	run -o blkdev,blksize=4096,fsname="$lo"
 	[ "$rc" = 0 ] && [ "$(fstype_of "$M")" = fusebpblk.fbbacking ] && echo blk > "$M/b" && [ "$(cat "$B/b")" = blk ]
 	tap_check $? "blkdev,blksize=4096: a fusebpblk mount over $lo works ($(fstype_of "$M"), exit $rc $(head -n 1 "$S/run.err"))"
