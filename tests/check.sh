@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Everything `make check` runs, in order, with one summary at the end:
 # lint (shellcheck, checkpatch on our patches), tooling tests, the build
-# matrix over every installed kernel headers set, DKMS on the host, and the
-# VM suites on every kernel in FB_VM_KVERS.
+# matrix over every installed kernel headers set, DKMS on the host, the
+# packages (.deb, .rpm, prebuilt kmod .deb), and the VM suites on every
+# kernel in FB_VM_KVERS.
 #
 # usage: tests/check.sh        (environment: FB_VM_KVERS, FB_DKMS_KVERS)
 set -u
@@ -82,6 +83,9 @@ section tools sh tests/tools/run.sh
 section build-matrix sh scripts/check-build.sh
 # shellcheck disable=SC2086 # a list of kernels
 section dkms sh tests/dkms/run.sh $dkms_kvers
+section pkg-deb sh tests/pkg/deb.sh
+section pkg-rpm sh tests/pkg/rpm.sh
+section pkg-kmod sh tests/pkg/kmod.sh
 for k in $vm_kvers; do
 	section "vm-$k" sh tests/run-vm.sh "$k"
 done

@@ -1,0 +1,306 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Lifecycle of fuse-backport-dkms on this Debian host: build it from a clean
+# tree (lintian clean), apt install (DKMS builds for every installed kernel
+# with headers, a kernel that cannot have the module gets one line, apt
+# succeeds), the modules are signed and, in a VM, load; upgrade to a newer
+# build (rebuilt, the old version gone); a kernel without headers and one
+# outside our series (faked: 7.0.0-fake) are skipped with our message; apt
+# remove and purge leave nothing. The host is restored at the end, whatever
+# happened.
+#
+# usage: tests/pkg/deb.sh      environment: FB_PKG_VM=0  no VM checks
+set -u
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+tap_suite="pkg-deb"
+# shellcheck source=tests/lib/tap.sh
+. "$top/tests/lib/tap.sh"
+# shellcheck source=tests/pkg/lib.sh
+. "$top/tests/pkg/lib.sh"
+
+pkg=fuse-backport-dkms
+name=fuse-backport
+fake7=7.0.0-fake
+nohdr=6.12.0-fbnohdr-amd64
+vm_kver=6.12.95+deb12-amd64
+
+remove_fakes() {
+	rm -rf "/usr/src/linux-headers-$fake7" "/lib/modules/$fake7" "/lib/modules/$nohdr"
+}
+
+pt_cleanup() {
+	remove_fakes
+	if [ "$(pt_deb_state $pkg)" != not-installed ]; then
+		DEBIAN_FRONTEND=noninteractive apt-get purge -y -q $pkg > /dev/null 2>&1 ||
+			dpkg --purge --force-all $pkg > /dev/null 2>&1
+	fi
+	for v in $(dkms status -m $name 2> /dev/null | sed -n "s|^$name/\([^,:]*\).*|\1|p" | sort -u); do
+		dkms remove -m $name -v "$v" --all > /dev/null 2>&1
+	done
+	rm -rf /usr/src/$name-[0-9]*
+}
+
+pt_init "$pkg lifecycle" dpkg-buildpackage dh_dkms lintian dkms apt-get
+ver=$(pt_version)
+mok=$(pt_mok_cn)
+
+# What was here before us goes: a tree from scripts/dkms-local.sh, a package.
+if [ "$(pt_deb_state $pkg)" != not-installed ] || dkms status -m $name 2> /dev/null | grep -q .; then
+	tap_diag "removing an earlier $name from this host"
+	pt_cleanup
+fi
+# The kernels of this host, before anything of ours is faked.
+kernels=$(cd /lib/modules && for d in *; do [ -d "$d" ] && echo "$d"; done)
+
+# Our modules of one kernel as "file file...", from where DKMS puts them.
+our_modules() {
+	find "/lib/modules/$1/updates/dkms" -maxdepth 1 \
+		\( -name 'fusebp.ko*' -o -name 'fuse.ko*' -o -name 'cuse.ko*' -o -name 'virtiofs.ko*' \) \
+		2> /dev/null | sort | tr '\n' ' '
+}
+
+# --- build ------------------------------------------------------------------
+OUT=$pt_tmp/out1 sh scripts/pkg-deb.sh > "$pt_tmp/build1.log" 2>&1
+rc=$?
+tap_check $rc "make deb: source package and $pkg built from the tracked files, lintian clean"
+[ $rc = 0 ] || pt_log "$pt_tmp/build1.log" 15
+deb1=""
+for f in "$pt_tmp/out1/${pkg}_$ver"-*_all.deb; do
+	[ -f "$f" ] && deb1=$f
+done
+if [ -z "$deb1" ]; then
+	tap_diag "no $pkg .deb: nothing more to test"
+	tap_done
+	exit
+fi
+debver1=$(dpkg-deb -f "$deb1" Version)
+[ "${debver1%-*}" = "$ver" ]
+tap_check $? "Debian version $debver1 follows PACKAGE_VERSION $ver"
+
+# shellcheck source=backports/6.12/pin
+. "$top/backports/6.12/pin"
+grep -q "$DEBIAN_PACKAGE (= $DEBIAN_VERSION)" debian/control
+tap_check $? "debian/control build-depends on the pinned $DEBIAN_PACKAGE $DEBIAN_VERSION"
+
+dpkg-deb -c "$deb1" | awk '{ print $6 }' | sed 's|^\./|/|' > "$pt_tmp/files1"
+src=/usr/src/$name-$ver
+missing=""
+for f in dkms.conf LICENSE scripts/build.sh scripts/flavor.sh backports/6.12/pin src/Kbuild \
+	src/upstream/.fb-import src/upstream/fs/fuse/file.c src/upstream/fs/fuse/passthrough.c \
+	src/upstream/include/uapi/linux/fuse.h; do
+	grep -qx "$src/$f" "$pt_tmp/files1" || missing="$missing $f"
+done
+[ -z "$missing" ]
+tap_check $? "the .deb carries the generated DKMS tree under $src/${missing:+ (missing:$missing)}"
+! grep -E -q "^$src/(build/|tests/|debian/|rpm/)|\.(o|ko|cmd)$" "$pt_tmp/files1"
+tap_check $? "the .deb carries nothing built or foreign (build/, tests/, *.o, *.ko)"
+dpkg-deb --fsys-tarfile "$deb1" | tar -xO ".$src/src/upstream/.fb-import" > "$pt_tmp/fb-import" 2> /dev/null
+grep -qx 'series=all' "$pt_tmp/fb-import" && [ "$(grep -c '^patch=' "$pt_tmp/fb-import")" -gt 1 ]
+tap_check $? "its tree is patched at package build time ($(grep -c '^patch=' "$pt_tmp/fb-import") patches, $(sed -n 's/^origin=//p' "$pt_tmp/fb-import" | sed 's|.*/||'))"
+
+deps=$(dpkg-deb -f "$deb1" Depends)
+arch=$(dpkg-deb -f "$deb1" Architecture)
+sugg=$(dpkg-deb -f "$deb1" Suggests)
+echo "$deps" | grep -q 'dkms' && echo "$deps" | grep -q 'linux-headers-generic' &&
+	[ "$arch" = all ] && [ "$sugg" = fuse-backport-tools ]
+tap_check $? "control: Architecture $arch; Depends: $deps; Suggests: $sugg"
+
+mkdir "$pt_tmp/ctl"
+dpkg-deb -e "$deb1" "$pt_tmp/ctl"
+if command -v shellcheck > /dev/null; then
+	shellcheck -s sh "$pt_tmp/ctl/postinst" "$pt_tmp/ctl/prerm" > "$pt_tmp/sc.log" 2>&1
+	rc=$?
+	tap_check $rc "maintainer scripts are shellcheck clean"
+	[ $rc = 0 ] || pt_log "$pt_tmp/sc.log"
+else
+	tap_skip "maintainer scripts are shellcheck clean" "no shellcheck"
+fi
+
+# --- install ------------------------------------------------------------------
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$deb1" > "$pt_tmp/install1.log" 2>&1
+rc=$?
+tap_check $rc "apt install $(basename "$deb1") exits 0"
+[ $rc = 0 ] || pt_log "$pt_tmp/install1.log" 15
+[ "$(pt_deb_state $pkg)" = installed ]
+tap_check $? "dpkg: $pkg is installed and configured ($(pt_deb_state $pkg))"
+dpkg -L $pkg 2> /dev/null | grep -qx "$src/src/upstream/fs/fuse/file.c"
+tap_check $? "dpkg -L lists the tree under $src"
+
+# check_kernel KVER LOG VERSION: our modules for KVER are what dkms.conf and
+# the build decide: installed, signed, of VERSION; or one line in LOG saying
+# why not.
+check_kernel() {
+	k=$1 log=$2 v=$3
+	kd=/lib/modules/$k/build
+	if [ ! -e "$kd/include" ]; then
+		grep -q "not building for $k: its headers are not installed" "$log"
+		tap_check $? "$k: no headers: one line says so, nothing built"
+		return
+	fi
+	if ! fl=$(bash scripts/flavor.sh "$k" "$kd" 2>&1); then
+		grep -q "not building for $k: " "$log" && [ -z "$(our_modules "$k")" ]
+		tap_check $? "$k: not served ($fl): skipped with one line"
+		return
+	fi
+	if grep -q "the build for $k failed" "$log"; then
+		why=$(grep "the build for $k failed" "$log" | head -n 1)
+		echo "$why" | grep -q 'not supported yet' && [ -z "$(our_modules "$k")" ]
+		tap_check $? "$k: not supported yet by the build, one line, apt unaffected"
+		tap_diag "$why"
+		return
+	fi
+	mods=$(our_modules "$k")
+	want=${fl#* }
+	n_want=$(echo "$want" | wc -w)
+	good=0
+	for f in $mods; do
+		[ "$(modinfo -F version "$f" 2> /dev/null)" = "$v" ] || good=1
+	done
+	dkms status -m $name -v "$v" -k "$k" 2> /dev/null | grep -q ': installed' &&
+		[ "$(echo "$mods" | wc -w)" = "$n_want" ] && [ $good = 0 ]
+	tap_check $? "$k: ${fl%% *} flavor, $n_want module(s) ($want) installed by DKMS, version $v"
+	if grep -qx 'CONFIG_MODULE_SIG=y' "$kd/.config"; then
+		signers=$(for f in $mods; do modinfo -F signer "$f" 2> /dev/null; echo; done | sort -u | grep . | tr '\n' ';')
+		[ -n "$mok" ] && [ "$signers" = "$mok;" ]
+		tap_check $? "$k: modules signed by the DKMS MOK (signer: ${signers%;}, MOK: ${mok:-none})"
+	fi
+}
+
+for k in $kernels; do
+	check_kernel "$k" "$pt_tmp/install1.log" "$ver"
+done
+
+# --- in a VM: the installed module loads and is ours ---------------------------
+vm_check() { # KVER MODULE
+	if [ "${FB_PKG_VM:-1}" = 0 ]; then
+		tap_skip "$1: $2 loads in a VM" "FB_PKG_VM=0"
+		return
+	fi
+	if ! command -v vng > /dev/null || ! command -v qemu-system-x86_64 > /dev/null; then
+		tap_skip "$1: $2 loads in a VM" "no virtme-ng/QEMU (sh scripts/deps.sh test)"
+		return
+	fi
+	out=$(sh tests/vm/run.sh --kver "$1" --timeout 600 --log "$pt_tmp/vm-$1.log" -- \
+		sh -c "modprobe $2 && cat /sys/module/$2/version && modinfo -F filename $2" 2>&1)
+	rc=$?
+	echo "$out" | grep -qx "$ver" && echo "$out" | grep -q "/updates/dkms/$2.ko"
+	tap_check $? "$1: in a VM, modprobe $2 loads the DKMS module, /sys/module/$2/version $ver"
+	[ $rc = 0 ] || echo "$out" | tail -n 5 | sed 's/^/#   /'
+}
+# The renamed flavor on $vm_kver; the drop-in flavor on the first kernel that
+# has it and whose image is installed.
+case $(our_modules "$vm_kver") in
+*/fusebp.ko*) vm_check "$vm_kver" fusebp ;;
+esac
+for k in $kernels; do
+	case $(our_modules "$k") in
+	*/fuse.ko*)
+		if [ -f "/boot/vmlinuz-$k" ]; then
+			vm_check "$k" fuse
+			break
+		fi
+		;;
+	esac
+done
+
+# --- upgrade, with a kernel without headers and one we do not serve ------------
+# A newer release of ours: FB_RELEASE + 1, built from a scratch copy.
+ver2=${ver%fb*}fb$((${ver##*fb} + 1))
+mkdir -p "$pt_tmp/v2"
+git ls-files | while IFS= read -r f; do [ -e "$f" ] && printf '%s\n' "$f"; done > "$pt_tmp/list"
+tar -cf - -T "$pt_tmp/list" | tar -C "$pt_tmp/v2" -xf -
+sed -i "s/^FB_RELEASE=.*/FB_RELEASE=${ver2##*fb}/" "$pt_tmp/v2/backports/6.12/pin"
+{
+	printf '%s (%s-1) bookworm; urgency=medium\n\n  * Test upgrade.\n\n' "$name" "$ver2"
+	printf ' -- %s  %s\n\n' "$(sed -n 's/^Maintainer: //p' debian/control)" "$(date -R)"
+	cat debian/changelog
+} > "$pt_tmp/v2/debian/changelog"
+(cd "$pt_tmp/v2" && git init -q && git add -A && git -c user.name=t -c user.email=t@t.invalid commit -q -m v2) &&
+	OUT=$pt_tmp/out2 LINTIAN=0 sh "$pt_tmp/v2/scripts/pkg-deb.sh" > "$pt_tmp/build2.log" 2>&1
+deb2=$pt_tmp/out2/${pkg}_$ver2-1_all.deb
+[ -f "$deb2" ] || deb2=""
+[ -n "$deb2" ]
+tap_check $? "a newer release $ver2-1 built from a scratch copy"
+[ -n "$deb2" ] || pt_log "$pt_tmp/build2.log" 15
+
+# The fakes: a kernel whose headers are not installed, and 7.0 headers.
+mkdir -p "/lib/modules/$nohdr" "/usr/src/linux-headers-$fake7/include" "/lib/modules/$fake7"
+printf 'VERSION = 7\nPATCHLEVEL = 0\nSUBLEVEL = 0\nEXTRAVERSION = -fake\nmodules:\n\t@false\n' \
+	> "/usr/src/linux-headers-$fake7/Makefile"
+printf 'CONFIG_MODULES=y\nCONFIG_FUSE_FS=y\nCONFIG_MODULE_SIG=y\n' > "/usr/src/linux-headers-$fake7/.config"
+ln -sfn "/usr/src/linux-headers-$fake7" "/lib/modules/$fake7/build"
+
+if [ -n "$deb2" ]; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$deb2" > "$pt_tmp/install2.log" 2>&1
+	rc=$?
+	tap_check $rc "apt upgrade $debver1 -> $ver2-1 exits 0"
+	[ $rc = 0 ] || pt_log "$pt_tmp/install2.log" 15
+	[ "$(pt_deb_state $pkg)" = installed ] && [ "$(dpkg-query -W -f '${Version}' $pkg)" = "$ver2-1" ]
+	tap_check $? "dpkg: $pkg $ver2-1 installed and configured"
+	st=$(dkms status -m $name 2> /dev/null)
+	! echo "$st" | grep -q "$name/$ver," && [ ! -e "$src" ] && [ -d "/usr/src/$name-$ver2" ]
+	tap_check $? "$ver is gone from DKMS and /usr/src, $ver2 is there"
+	for k in $kernels; do
+		check_kernel "$k" "$pt_tmp/install2.log" "$ver2"
+	done
+	check_kernel $nohdr "$pt_tmp/install2.log" "$ver2"
+	grep -q "not building for $fake7: kernel $fake7 is outside base" "$pt_tmp/install2.log" &&
+		! dkms status -m $name 2> /dev/null | grep -q ", $fake7," && [ -z "$(our_modules $fake7)" ]
+	tap_check $? "$fake7 (unsupported): skipped with our message, nothing built"
+	grep "not building for $fake7" "$pt_tmp/install2.log" | sed 's/^/# /'
+
+	# What dkms's kernel hooks do when such a kernel's packages arrive later.
+	out=$(/etc/kernel/header_postinst.d/dkms $fake7 2>&1)
+	rc=$?
+	echo "$out" | grep -q "fuse-backport: not building for this kernel: kernel $fake7 is outside" &&
+		[ -z "$(our_modules $fake7)" ]
+	tap_check $? "$fake7 headers hook: our message, nothing built"
+	dkmsver=$(dpkg-query -W -f '${Version}' dkms)
+	if [ $rc != 0 ] && dpkg --compare-versions "$dkmsver" lt 3.0.11; then
+		tap_skip "$fake7 headers hook exits 0" \
+			"dkms $dkmsver: autoinstall fails ($rc) on a BUILD_EXCLUSIVE skip (dkms-project/dkms#302, fixed in 3.0.11)"
+	else
+		tap_check $rc "$fake7 headers hook exits 0 (dkms $dkmsver)"
+	fi
+	/etc/kernel/postinst.d/dkms $nohdr > "$pt_tmp/hook.log" 2>&1
+	rc=$?
+	grep -q 'headers' "$pt_tmp/hook.log"
+	tap_check $(($? + rc)) "$nohdr image hook: says the headers are missing, exits 0 ($rc)"
+fi
+remove_fakes
+dkms status -m $name 2> /dev/null | grep -q -e $fake7 -e $nohdr && dkms remove -m $name -v "$ver2" -k $fake7 > /dev/null 2>&1
+
+# --- remove, purge ------------------------------------------------------------
+DEBIAN_FRONTEND=noninteractive apt-get remove -y -q $pkg > "$pt_tmp/remove.log" 2>&1
+rc=$?
+tap_check $rc "apt remove $pkg exits 0"
+[ $rc = 0 ] || pt_log "$pt_tmp/remove.log"
+left=""
+for k in $kernels; do
+	left="$left$(our_modules "$k")"
+done
+[ -z "$left" ]
+tap_check $? "no module of ours left in any /lib/modules/*/updates/dkms${left:+ ($left)}"
+! dkms status -m $name 2> /dev/null | grep -q . && [ ! -e "/var/lib/dkms/$name" ]
+tap_check $? "dkms status has no $name, /var/lib/dkms/$name is gone"
+! ls -d /usr/src/$name-[0-9]* > /dev/null 2>&1
+tap_check $? "no /usr/src/$name-* tree left"
+if [ -e "/lib/modules/$vm_kver/modules.dep" ]; then
+	! modinfo -k "$vm_kver" fusebp > /dev/null 2>&1
+	tap_check $? "depmod ran: $vm_kver no longer knows fusebp"
+fi
+# Nothing is left to purge (no conffiles): dpkg --purge must agree.
+dpkg --purge $pkg > "$pt_tmp/purge.log" 2>&1
+rc=$?
+[ $rc = 0 ] && [ "$(pt_deb_state $pkg)" = not-installed ]
+tap_check $? "dpkg --purge: dpkg knows nothing of $pkg"
+[ $rc = 0 ] || pt_log "$pt_tmp/purge.log"
+dpkg --audit > "$pt_tmp/audit.log" 2>&1
+[ ! -s "$pt_tmp/audit.log" ]
+tap_check $? "dpkg --audit: nothing half-installed or half-configured"
+[ ! -e "/lib/modules/$fake7" ] && [ ! -e "/lib/modules/$nohdr" ] && [ ! -e "/usr/src/linux-headers-$fake7" ]
+tap_check $? "the fake kernels are gone"
+
+tap_done

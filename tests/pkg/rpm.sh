@@ -1,0 +1,143 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The DKMS rpm: built from a clean tree with rpmbuild (rpmlint clean), the
+# generated tree under /usr/src/fuse-backport-<ver>/, the Fedora/EPEL DKMS
+# scriptlets; then the scriptlets run for real with this host's dkms: the
+# rpm is installed into / with a throw-away rpm database (the host's dpkg
+# and Debian's dkms stay the package managers of record), which must build
+# and install the module for the newest kernel with headers, and erased,
+# which must leave nothing.
+#
+# usage: tests/pkg/rpm.sh
+set -u
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+tap_suite="pkg-rpm"
+# shellcheck source=tests/lib/tap.sh
+. "$top/tests/lib/tap.sh"
+# shellcheck source=tests/pkg/lib.sh
+. "$top/tests/pkg/lib.sh"
+
+name=fuse-backport
+
+pt_cleanup() {
+	if [ -n "${rpmdb:-}" ] && rpm --dbpath "$rpmdb" -q $name-dkms > /dev/null 2>&1; then
+		rpm --dbpath "$rpmdb" -e --nodeps $name-dkms > /dev/null 2>&1
+	fi
+	for v in $(dkms status -m $name 2> /dev/null | sed -n "s|^$name/\([^,:]*\).*|\1|p" | sort -u); do
+		dkms remove -m $name -v "$v" --all > /dev/null 2>&1
+	done
+	[ "$(pt_deb_state $name-dkms)" = not-installed ] && rm -rf /usr/src/$name-[0-9]*
+}
+
+pt_init "$name-dkms rpm" rpmbuild rpm dkms
+ver=$(pt_version)
+
+OUT=$pt_tmp/out sh scripts/pkg-rpm.sh > "$pt_tmp/build.log" 2>&1
+rc=$?
+lint="rpmlint clean"
+command -v rpmlint > /dev/null || lint="no rpmlint here"
+tap_check $rc "make rpm: $name-dkms $ver built from the tracked files, $lint"
+[ $rc = 0 ] || pt_log "$pt_tmp/build.log" 20
+rpmf=""
+for f in "$pt_tmp/out/$name-dkms-$ver"-*.noarch.rpm; do
+	[ -f "$f" ] && rpmf=$f
+done
+if [ -z "$rpmf" ]; then
+	tap_diag "no rpm: nothing more to test"
+	tap_done
+	exit
+fi
+
+q() { rpm -qp "$@" "$rpmf" 2> /dev/null; }
+[ "$(q --qf '%{ARCH}')" = noarch ] && [ "$(q --qf '%{VERSION}')" = "$ver" ]
+tap_check $? "noarch, Version $(q --qf '%{VERSION}-%{RELEASE}') follows PACKAGE_VERSION $ver"
+q -R | grep -q '^dkms' && ! q -R | grep -q '^perl('
+tap_check $? "requires dkms, and nothing found by scanning the source tree: $(q -R | grep -v rpmlib | sort -u | tr '\n' ' ')"
+
+src=/usr/src/$name-$ver
+q -l > "$pt_tmp/files"
+missing=""
+for f in dkms.conf LICENSE scripts/build.sh scripts/flavor.sh backports/6.12/pin src/Kbuild \
+	src/upstream/.fb-import src/upstream/fs/fuse/file.c src/upstream/fs/fuse/passthrough.c \
+	src/upstream/include/uapi/linux/fuse.h; do
+	grep -qx "$src/$f" "$pt_tmp/files" || missing="$missing $f"
+done
+[ -z "$missing" ]
+tap_check $? "rpm -qpl: the generated tree under $src/${missing:+ (missing:$missing)}"
+! grep -E -q "^$src/(build/|tests/|debian/|rpm/)|\.(o|ko|cmd)$" "$pt_tmp/files"
+tap_check $? "rpm -qpl: nothing built or foreign (build/, tests/, *.o, *.ko)"
+
+q --qf '%{POSTIN}' > "$pt_tmp/post"
+q --qf '%{PREUN}' > "$pt_tmp/preun"
+grep -q "dkms add -m $name -v $ver .*--rpm_safe_upgrade" "$pt_tmp/post" &&
+	grep -q "dkms build -m $name -v $ver -k" "$pt_tmp/post" &&
+	grep -q "dkms install -m $name -v $ver -k" "$pt_tmp/post" &&
+	grep -q 'uname -r' "$pt_tmp/post"
+tap_check $? "%post: dkms add --rpm_safe_upgrade, build and install for the running and the newest kernel"
+grep -q "dkms remove -m $name -v $ver --all --rpm_safe_upgrade" "$pt_tmp/preun"
+tap_check $? "%preun: dkms remove --all --rpm_safe_upgrade"
+if command -v shellcheck > /dev/null; then
+	{ echo '#!/bin/sh'; cat "$pt_tmp/post"; } > "$pt_tmp/post.sh"
+	{ echo '#!/bin/sh'; cat "$pt_tmp/preun"; } > "$pt_tmp/preun.sh"
+	shellcheck "$pt_tmp/post.sh" "$pt_tmp/preun.sh" > "$pt_tmp/sc.log" 2>&1
+	rc=$?
+	tap_check $rc "scriptlets are shellcheck clean"
+	[ $rc = 0 ] || pt_log "$pt_tmp/sc.log"
+else
+	tap_skip "scriptlets are shellcheck clean" "no shellcheck"
+fi
+
+# --- the scriptlets for real ----------------------------------------------------
+if [ "$(pt_deb_state $name-dkms)" != not-installed ]; then
+	tap_skip "rpm install/erase with this host's dkms" "the Debian $name-dkms package owns $src here"
+	tap_done
+	exit
+fi
+for v in $(dkms status -m $name 2> /dev/null | sed -n "s|^$name/\([^,:]*\).*|\1|p" | sort -u); do
+	dkms remove -m $name -v "$v" --all > /dev/null 2>&1
+done
+rm -rf /usr/src/$name-[0-9]*
+# The kernel %post picks besides the running one: the newest with headers.
+newest=$(for d in /lib/modules/*; do
+	[ -e "$d/build/include" ] && echo "${d##*/}"
+done | sort -V | tail -n 1)
+rpmdb=$pt_tmp/rpmdb
+mkdir -p "$rpmdb"
+rpm --dbpath "$rpmdb" --initdb
+rpm --dbpath "$rpmdb" -i --nodeps "$rpmf" > "$pt_tmp/install.log" 2>&1
+rc=$?
+tap_check $rc "rpm -i (throw-away rpmdb, real scriptlets) exits 0"
+[ $rc = 0 ] || pt_log "$pt_tmp/install.log"
+sed 's/^/# /' "$pt_tmp/install.log" | grep -v readelf
+[ -f "$src/dkms.conf" ] && [ -f "$src/src/upstream/.fb-import" ]
+tap_check $? "the tree is in $src"
+if [ -n "$newest" ]; then
+	fl=$(bash scripts/flavor.sh "$newest" "/lib/modules/$newest/build" 2> /dev/null)
+	if [ -n "$fl" ]; then
+		mods=$(find "/lib/modules/$newest/updates/dkms" -name "${fl##* }.ko*" 2> /dev/null)
+		dkms status -m $name -v "$ver" -k "$newest" 2> /dev/null | grep -q ': installed' &&
+			[ -n "$mods" ] && [ "$(modinfo -F version "$mods" 2> /dev/null)" = "$ver" ]
+		tap_check $? "%post built and installed $ver for the newest kernel with headers, $newest (${fl%% *}: ${mods:-none})"
+		if grep -qx 'CONFIG_MODULE_SIG=y' "/lib/modules/$newest/build/.config" && [ -n "$mods" ]; then
+			s=$(modinfo -F signer "$mods" 2> /dev/null)
+			[ -n "$s" ] && [ "$s" = "$(pt_mok_cn)" ]
+			tap_check $? "signed by the DKMS MOK (signer: ${s:-none})"
+		fi
+	else
+		grep -q "not building for $newest" "$pt_tmp/install.log"
+		tap_check $? "%post: $newest is not served, one line says so"
+	fi
+else
+	tap_skip "%post builds for the newest kernel" "no kernel headers on this host"
+fi
+rpm --dbpath "$rpmdb" -e --nodeps $name-dkms > "$pt_tmp/erase.log" 2>&1
+rc=$?
+tap_check $rc "rpm -e exits 0"
+[ $rc = 0 ] || pt_log "$pt_tmp/erase.log"
+! dkms status -m $name 2> /dev/null | grep -q . && [ ! -e "$src" ] &&
+	[ -z "$(find /lib/modules/*/updates/dkms -name 'fusebp.ko*' 2> /dev/null)" ]
+tap_check $? "%preun removed it from DKMS and every kernel, the tree is gone"
+
+tap_done
