@@ -8,11 +8,11 @@
 #     (renamed): degraded; the unpatched base installed under the loaded
 #     module: degraded; the unpatched base loaded: no fix; a newer kernel
 #     with no build of ours: the loud warning.
-# Every change is made in the guest's throw-away overlays of /lib and /var
-# or on tmpfs mounts: the suite hides any module of ours the host installed
-# for this kernel, and any installed kernel newer than the running one (a
-# tmpfs over its /lib/modules directory), "installs" by copying the .ko and
-# editing modules.dep (depmod takes minutes under TCG), and undoes it all.
+# The host's root is live under the guest: the suite works on private
+# copies, tmpfs over updates/dkms, /var/lib/dkms and the /lib/modules of any
+# kernel newer than the running one, and a bind-mounted copy of modules.dep
+# (it "installs" by copying the .ko and adding its line there: depmod takes
+# minutes under TCG); unmounting them at the end undoes it all.
 FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$FB_TOP/tests/lib/tap.sh"
 . "$FB_TOP/tests/lib/fuse.sh"
@@ -65,33 +65,41 @@ minor=$(sed -n 's/^#define FUSE_KERNEL_MINOR_VERSION \([0-9]*\)$/\1/p' \
 	"$FB_TOP/src/upstream/include/uapi/linux/fuse.h")
 moddep=/lib/modules/$kver/modules.dep
 ours_re='^updates/dkms/\(fuse\|cuse\|virtiofs\|fusebp\)\.ko'
-hidden=""
+mounted=""
 
+# shadow DIR|FILE: a private copy for this suite (the host's root is live:
+# a DKMS test on the host must not change what the guest sees meanwhile)
+shadow() {
+	if [ -d "$1" ]; then
+		mount -t tmpfs -o size=64m,mode=0755 fb-shadow "$1"
+	else
+		cp "$1" "$S/shadow.$(basename "$1")" && mount --bind "$S/shadow.$(basename "$1")" "$1"
+	fi && mounted="$1 $mounted"
+}
 cleanup() {
 	fb_cleanup
 	rm -rf "$fake"
-	rm -f "$updates"/fuse.ko* "$updates"/cuse.ko* "$updates"/virtiofs.ko* \
-		"$updates"/fusebp.ko* "$dkms/kernel-$kver-$arch" 2> /dev/null
-	rm -rf "${dkms:?}/$version/$kver" 2> /dev/null
-	cmp -s "$S/modules.dep" "$moddep" || cp "$S/modules.dep" "$moddep"
-	for k in $hidden; do
-		umount "/lib/modules/$k"
+	for d in $mounted; do
+		umount "$d"
 	done
+	rmdir "$updates" 2> /dev/null
 }
-version=none
 trap cleanup EXIT
 
-# A known start: no module of ours installed for this kernel (whiteouts in
-# the overlay hide what the host may have), no kernel newer than this one.
-cp "$moddep" "$S/modules.dep"
-rm -f "$updates"/fuse.ko* "$updates"/cuse.ko* "$updates"/virtiofs.ko* "$updates"/fusebp.ko* \
-	"$dkms/kernel-$kver-$arch" 2> /dev/null
-grep -q "$ours_re" "$moddep" && sed -i "\\#$ours_re#d" "$moddep"
+# A known start: no module of ours installed for this kernel, no DKMS tree,
+# no kernel newer than this one (each hidden under a tmpfs or a bind mount).
+mkdir -p "$updates" /var/lib/dkms
+shadow "$updates"
+shadow /var/lib/dkms
+shadow "$moddep"
+grep -v "$ours_re" "$moddep" > "$S/modules.dep.clean"
+cat "$S/modules.dep.clean" > "$moddep"
 for k in $(installed | awk -v k="$kver" 'f; $0 == k { f = 1 }'); do
-	mount -t tmpfs -o size=4k,mode=0755 fb-hide "/lib/modules/$k" && hidden="$hidden $k"
+	shadow "/lib/modules/$k"
 done
 newest=$(installed | tail -n 1)
-[ -n "$hidden" ] && tap_diag "hidden for this suite (newer than $kver):$hidden"
+[ "$newest" = "$kver" ] || tap_diag "could not hide the kernels newer than $kver"
+tap_diag "shadowed for this suite: $mounted"
 tap_diag "kernel $kver, newest installed $newest, target $FB_TARGET ($FB_FSTYPE)"
 
 # The probe must leave nothing: no mount, no connection.
@@ -159,7 +167,6 @@ fuse) kind=ours-dropin flavor=dropin t=fuse mods="fuse cuse virtiofs" ;;
 *) kind=ours-renamed flavor=renamed t=$FB_FSTYPE mods=$FB_FSTYPE ;;
 esac
 version=$(modinfo -F version "$FB_MODDIR/$FB_MODNAME.ko")
-[ -n "$version" ] || version=none
 [ "$(impl "$t" kind)" = "$kind" ] && [ "$(impl "$t" state)" = loaded ] &&
 	[ "$(impl "$t" version)" = "$version" ] && [ "$(impl "$t" flavor)" = "$flavor" ] &&
 	[ "$(impl "$t" base)" = 6.12 ] && grep -q "^-t $t: ours, $flavor flavor (module $FB_MODNAME, loaded)" "$S/st.txt"

@@ -1,0 +1,20 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Drop-in suite (guest): on a kernel whose FUSE is a module, our fuse.ko,
+# cuse.ko and virtiofs.ko replace the stock ones; tests/guest/dropin61.sh
+# checks the live versions and round-trips data in every mode over tmpfs and
+# XFS (splice, mmap, libaio). Only for our module in the drop-in flavor.
+FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$FB_TOP/tests/lib/tap.sh"
+
+if [ "${FB_TARGET:-}" = stock ]; then
+	tap_skip "drop-in replacement" "the stock module is what gets replaced; nothing to test on stock"
+	tap_done
+	exit
+fi
+if [ ! -f "${FB_MODDIR:-}/fuse.ko" ]; then
+	tap_skip "drop-in replacement" "our build for $(uname -r) is the renamed flavor (FUSE built in)"
+	tap_done
+	exit
+fi
+exec sh "$FB_TOP/tests/guest/dropin61.sh" "$FB_MODDIR"

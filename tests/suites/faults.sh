@@ -1,0 +1,342 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The connection going away under load, and mount/module life cycles. TAP.
+#
+#   1. SIGKILL of the daemon while 4 fio jobs write one file in parallel
+#      (O_DIRECT, daemon in parallel mode): the writers fail with errors,
+#      none hangs past a bound, umount works, the connection goes away.
+#   2. The same with an abort through the control file system
+#      ($FB_CTL/<conn>/abort) instead of the kill; the daemon exits too.
+#   3. umount -l while the writers run: the mount vanishes at once, the
+#      writers finish without an error, the daemon exits after them.
+#   4. 50 mount/unmount cycles (cached, direct, parallel in turn), each
+#      writing a file and reading it back, and reading the previous cycle's
+#      file after the fresh mount.
+#   5. 20 unload/load cycles of our module (FB_TARGET ours or unpatched),
+#      each followed by a mount with a write and read check.
+#
+# usage: sh tests/suites/faults.sh
+# Environment (set by the caller): FB_TOP, FB_TARGET, FB_DEV, FB_FSTYPE,
+# FB_CTL, FB_MODNAME, FB_MODDIR, FB_SCRATCH. Optional: FB_FAULTS_CYCLES
+# (default 50), FB_FAULTS_MODCYCLES (default 20), FB_CYCLES_BUDGET (seconds
+# for each kind of cycles, default 150: cycles not started by then are
+# skipped).
+FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+# shellcheck source=tests/lib/tap.sh
+. "$FB_TOP/tests/lib/tap.sh"
+# shellcheck source=tests/lib/fuse.sh
+. "$FB_TOP/tests/lib/fuse.sh"
+
+bound=30		# seconds any I/O may take to end after the event
+ncycles=${FB_FAULTS_CYCLES:-50}
+nmod=${FB_FAULTS_MODCYCLES:-20}
+budget=${FB_CYCLES_BUDGET:-150}
+t0=$(date +%s)
+base=$FB_SCRATCH/faults
+mkdir -p "$FB_SCRATCH"
+trap 'fb_cleanup' EXIT
+trap 'fb_cleanup; exit 1' INT TERM HUP
+tap_diag "target ${FB_TARGET:-?}, $FB_FSTYPE on $FB_DEV, control fs $FB_CTL"
+have_fio=yes
+command -v fio > /dev/null || have_fio=no
+
+fresh_back() {	# fresh_back NAME: empty backing dir with a 4 MiB file "io"
+	FB_BACK=$base/$1
+	rm -rf "$FB_BACK"
+	mkdir -p "$FB_BACK"
+	head -c 4194304 /dev/urandom > "$FB_BACK/io"
+}
+
+# start_io NAME RUNTIME: 4 fio jobs, O_DIRECT 4 KiB random writes on one
+# file, in the background ($iopid: the timeout around fio)
+start_io() {
+	io_out=$FB_SCRATCH/$1.out
+	rm -f "$io_out"
+	timeout -k 5 $(($2 + bound)) fio --name="$1" --filename="$FB_MNT/io" \
+		--numjobs=4 --rw=randwrite --norandommap=1 --bs=4k --size=4M \
+		--direct=1 --ioengine=psync --fallocate=none --create_on_open=1 \
+		--time_based=1 --runtime="$2" --output="$io_out" > /dev/null 2>&1 &
+	iopid=$!
+}
+
+# io_running: the daemon served a few WRITEs of start_io (bounded: 20 s)
+io_running() {
+	n=0
+	while [ $n -lt 100 ]; do
+		w=$(fb_stat op_WRITE)
+		[ "${w:-0}" -gt 20 ] && return 0
+		kill -0 "$iopid" 2> /dev/null || return 1
+		sleep 0.2
+		n=$((n + 1))
+	done
+	return 1
+}
+
+# wait_io: wait for start_io's fio; sets io_rc and io_secs (since $tev)
+wait_io() {
+	wait "$iopid"
+	io_rc=$?
+	io_secs=$(($(date +%s) - tev))
+}
+
+io_errors() {	# the errors fio reported, one line
+	sed -n 's/.*io_u error on file [^:]*: \([^:]*\):.*/\1/p' "$io_out" 2> /dev/null |
+		sort | uniq -c | sort -rn | head -n 3 | sed 's/^ *\([0-9]*\) /\1x /' |
+		tr '\n' ';'
+}
+
+gone() {	# gone PID: PID exits within 10 s
+	n=0
+	while fb_alive "$1" && [ $n -lt 100 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	! fb_alive "$1"
+}
+
+over_budget() {	# the cycles started at $tc ran out of time
+	[ $(($(date +%s) - tc)) -gt "$budget" ]
+}
+
+ctl_ok() {	# the control fs is mounted
+	[ -n "${FB_CTL:-}" ] && mountpoint -q "$FB_CTL" 2> /dev/null
+}
+
+# after_loss WHAT: the checks shared by the kill and the abort test
+after_loss() {
+	[ "$io_rc" != 0 ] && [ "$io_rc" != 124 ] && [ "$io_rc" != 137 ] &&
+		grep -qiE 'err= *[1-9]|io_u error' "$io_out"
+	tap_check $? "$1: the writers fail with errors (fio exit $io_rc: $(io_errors))"
+	[ "$io_rc" != 124 ] && [ "$io_rc" != 137 ] && [ "$io_secs" -le $bound ]
+	tap_check $? "$1: no writer hangs: all ended ${io_secs} s after it (bound ${bound} s)"
+	timeout -k 2 20 umount "$FB_MNT" 2> "$FB_SCRATCH/umount.err"
+	urc=$?
+	! fb_mounted "$FB_MNT" && [ $urc = 0 ]
+	tap_check $? "$1: plain umount works afterwards (exit $urc $(head -n 1 "$FB_SCRATCH/umount.err"))"
+	if ctl_ok && [ -n "$conn" ]; then
+		[ ! -e "$FB_CTL/$conn" ]
+		tap_check $? "$1: connection $conn gone from $FB_CTL"
+	else
+		tap_skip "$1: connection gone from the control fs" "control fs not mounted at ${FB_CTL:-?}"
+	fi
+	fb_cleanup
+}
+
+# ---- 1. SIGKILL of the daemon during parallel I/O
+if [ $have_fio = no ]; then
+	tap_skip "SIGKILL of the daemon during parallel I/O" "fio is not installed"
+elif fresh_back kill && fb_mount --mode direct --parallel --delay-us 1000 2> "$FB_SCRATCH/daemon.err"; then
+	conn=$(fb_conn "$FB_MNT")
+	dpid=$(fb_daemon_pid)
+	start_io kill 25
+	io_running
+	tap_check $? "SIGKILL: 4 parallel writers are running (WRITEs served: ${w:-0})"
+	tev=$(date +%s)
+	kill -9 "$dpid"
+	wait_io
+	after_loss "SIGKILL of the daemon"
+else
+	tap_check 1 "SIGKILL test: mount in parallel mode: $(head -n 1 "$FB_SCRATCH/daemon.err")"
+	fb_cleanup
+fi
+
+# ---- 2. abort through the control fs during parallel I/O
+if [ $have_fio = no ]; then
+	tap_skip "abort through the control fs during parallel I/O" "fio is not installed"
+elif ! ctl_ok; then
+	tap_skip "abort through the control fs during parallel I/O" "control fs not mounted at ${FB_CTL:-?}"
+elif fresh_back abort && fb_mount --mode direct --parallel --delay-us 1000 2> "$FB_SCRATCH/daemon.err"; then
+	conn=$(fb_conn "$FB_MNT")
+	dpid=$(fb_daemon_pid)
+	[ -n "$conn" ] && [ -f "$FB_CTL/$conn/abort" ]
+	tap_check $? "abort: $FB_CTL/${conn:-?}/abort exists for the mount"
+	start_io abort 25
+	io_running
+	tap_check $? "abort: 4 parallel writers are running (WRITEs served: ${w:-0})"
+	tev=$(date +%s)
+	if echo 1 > "$FB_CTL/$conn/abort"; then arc=0; else arc=1; fi
+	tap_check $arc "abort: write 1 to $FB_CTL/$conn/abort"
+	wait_io
+	gone "$dpid"
+	tap_check $? "abort: the daemon notices and exits"
+	after_loss "abort through the control fs"
+else
+	tap_check 1 "abort test: mount in parallel mode: $(head -n 1 "$FB_SCRATCH/daemon.err")"
+	fb_cleanup
+fi
+
+# ---- 3. lazy unmount while the writers run
+if [ $have_fio = no ]; then
+	tap_skip "umount -l during parallel I/O" "fio is not installed"
+elif fresh_back lazy && fb_mount --mode direct --parallel --delay-us 1000 2> "$FB_SCRATCH/daemon.err"; then
+	dpid=$(fb_daemon_pid)
+	start_io lazy 6
+	io_running
+	tap_check $? "umount -l: 4 parallel writers are running (WRITEs served: ${w:-0})"
+	tev=$(date +%s)
+	umount -l "$FB_MNT"
+	urc=$?
+	! fb_mounted "$FB_MNT" && [ $urc = 0 ]
+	tap_check $? "umount -l during the writes: the mount vanishes at once (exit $urc)"
+	wait_io
+	[ "$io_rc" = 0 ] && ! grep -qiE 'err= *[1-9]|io_u error' "$io_out"
+	tap_check $? "umount -l: the writers finish through their open file without an error (fio exit $io_rc after ${io_secs} s $(io_errors))"
+	gone "$dpid"
+	tap_check $? "umount -l: the daemon exits once the last file is closed"
+	[ ! -e "$FB_MNT/io" ]
+	tap_check $? "umount -l: nothing wrote to the bare mount point directory"
+	fb_cleanup
+	rm -f "$FB_MNT/io"
+else
+	tap_check 1 "umount -l test: mount in parallel mode: $(head -n 1 "$FB_SCRATCH/daemon.err")"
+	fb_cleanup
+fi
+
+# ---- 4. mount/unmount cycles
+# cycle_io I: write file cI through the mount, check it (mount and backing)
+# and the file of cycle I-1 (written before the last unmount)
+ref=$FB_SCRATCH/ref64k
+head -c 65536 /dev/urandom > "$ref"
+content() {
+	printf 'cycle %s\n' "$1"
+	cat "$ref"
+}
+cycle_io() {
+	if [ "$1" -gt 1 ] && [ -f "$FB_SCRATCH/cyc.exp" ]; then
+		mv "$FB_SCRATCH/cyc.exp" "$FB_SCRATCH/cyc.prev"
+	else
+		rm -f "$FB_SCRATCH/cyc.prev" "$FB_SCRATCH/cyc.exp"
+	fi
+	content "$1" > "$FB_SCRATCH/cyc.exp"
+	# one bounded shell for all of it: processes are dear in a TCG guest
+	# shellcheck disable=SC2016 # for the inner shell
+	timeout -k 2 30 sh -c '
+		if [ -f "$4" ]; then cmp -s "$4" "$1/c$(($3 - 1))" || exit 1; fi
+		cp "$5" "$1/c$3" && cmp -s "$5" "$1/c$3" && cmp -s "$5" "$2/c$3"
+	' sh "$FB_MNT" "$FB_BACK" "$1" "$FB_SCRATCH/cyc.prev" "$FB_SCRATCH/cyc.exp"
+}
+
+nconn() {
+	if ctl_ok; then
+		find "$FB_CTL" -mindepth 1 -maxdepth 1 | wc -l
+	else
+		echo -
+	fi
+}
+
+FB_BACK=$base/cycles
+rm -rf "$FB_BACK"
+mkdir -p "$FB_BACK"
+conns0=$(nconn)
+fm=0 fd=0 fu=0 first=""
+tc=$(date +%s)
+i=1
+while [ $i -le "$ncycles" ]; do
+	over_budget && break
+	case $((i % 3)) in
+	0) m=cached ;;
+	1) m=direct ;;
+	2) m=parallel ;;
+	esac
+	# shellcheck disable=SC2046 # several options
+	if ! fb_mount $(fb_mode_args "$m") 2> "$FB_SCRATCH/daemon.err"; then
+		fm=$((fm + 1))
+		first=${first:-"cycle $i ($m): mount: $(head -n 1 "$FB_SCRATCH/daemon.err")"}
+		fb_cleanup
+		i=$((i + 1))
+		continue
+	fi
+	if ! cycle_io $i; then
+		fd=$((fd + 1))
+		first=${first:-"cycle $i ($m): data"}
+	fi
+	if ! fb_umount || fb_mounted "$FB_MNT"; then
+		fu=$((fu + 1))
+		first=${first:-"cycle $i ($m): unmount"}
+		fb_cleanup
+	fi
+	i=$((i + 1))
+done
+ran=$((i - 1))
+tap_diag "$ran mount cycles: $(($(date +%s) - tc)) s${first:+; first failure: $first}"
+[ $i -le "$ncycles" ] &&
+	tap_skip "mount cycles $i to $ncycles" "time budget of ${budget}s for them used up"
+if [ $ran -gt 0 ]; then
+	tap_check "$fm" "$ran mount cycles: every mount works ($fm failed)"
+	tap_check "$fd" "$ran mount cycles: every file written reads back, also after the remount ($fd failed)"
+	tap_check "$fu" "$ran mount cycles: every unmount works and its daemon exits ($fu failed)"
+fi
+conns1=$(nconn)
+if [ "$conns0" = - ]; then
+	tap_skip "mount cycles leave no connection behind" "control fs not mounted at ${FB_CTL:-?}"
+else
+	[ "$conns1" = "$conns0" ]
+	tap_check $? "mount cycles leave no connection behind in $FB_CTL ($conns0 before, $conns1 after)"
+fi
+
+# ---- 5. module unload/load cycles
+case ${FB_TARGET:-} in
+ours | unpatched)
+	mod=$FB_MODNAME
+	fl=0 fm=0 fd=0 fu=0 first=""
+	tc=$(date +%s)
+	FB_BACK=$base/modcycles
+	rm -rf "$FB_BACK"
+	mkdir -p "$FB_BACK"
+	i=1
+	while [ $i -le "$nmod" ]; do
+		over_budget && break
+		if ! fb_unload_ours > "$FB_SCRATCH/mod.err" 2>&1 || [ -d "/sys/module/$mod" ]; then
+			fl=$((fl + 1))
+			first=${first:-"cycle $i: unload: $(head -n 1 "$FB_SCRATCH/mod.err")"}
+		fi
+		if ! fb_use "$FB_TARGET" > "$FB_SCRATCH/mod.err" 2>&1 || [ ! -d "/sys/module/$FB_MODNAME" ]; then
+			fl=$((fl + 1))
+			first=${first:-"cycle $i: load: $(head -n 1 "$FB_SCRATCH/mod.err")"}
+			i=$((i + 1))
+			continue
+		fi
+		if ! fb_mount --mode cached 2> "$FB_SCRATCH/daemon.err"; then
+			fm=$((fm + 1))
+			first=${first:-"cycle $i: mount: $(head -n 1 "$FB_SCRATCH/daemon.err")"}
+			fb_cleanup
+			i=$((i + 1))
+			continue
+		fi
+		# the file of the previous cycle was written through the
+		# previous instance of the module
+		if ! cycle_io $i; then
+			fd=$((fd + 1))
+			first=${first:-"cycle $i: data"}
+		fi
+		if ! fb_umount || fb_mounted "$FB_MNT"; then
+			fu=$((fu + 1))
+			first=${first:-"cycle $i: unmount"}
+			fb_cleanup
+		fi
+		i=$((i + 1))
+	done
+	ran=$((i - 1))
+	tap_diag "$ran module cycles ($mod): $(($(date +%s) - tc)) s${first:+; first failure: $first}"
+	[ $i -le "$nmod" ] &&
+		tap_skip "module cycles $i to $nmod" "time budget of ${budget}s for them used up"
+	if [ $ran -gt 0 ]; then
+		tap_check "$fl" "$ran unload/load cycles of $mod: every rmmod and insmod works ($fl failed)"
+		tap_check "$fm" "$ran module cycles: every mount on the fresh module works ($fm failed)"
+		tap_check "$fd" "$ran module cycles: every file written reads back, also the previous module's ($fd failed)"
+		tap_check "$fu" "$ran module cycles: every unmount works and its daemon exits ($fu failed)"
+	fi
+	;;
+*)
+	if [ -z "${FB_MODNAME:-}" ]; then
+		why="stock FUSE is built in"
+	else
+		why="only our module is cycled (target ${FB_TARGET:-?})"
+	fi
+	tap_skip "$nmod unload/load cycles of the module" "$why"
+	;;
+esac
+
+tap_diag "faults: $(($(date +%s) - t0)) s"
+fb_mounted "$FB_MNT" && tap_check 1 "nothing left mounted on $FB_MNT"
+tap_done

@@ -1,0 +1,274 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Data integrity through the FUSE under test, in each daemon mode (cached,
+# direct, parallel, passthrough, pt-parallel). TAP.
+#
+#   1. fio on ONE shared file, prefilled with 8 MiB: 2 (then 4) jobs doing
+#      random non-extending overwrites of their own range (offset_increment)
+#      while one more job appends past EOF; every job verifies its own blocks
+#      (crc32c). O_DIRECT except in cached mode. After each run the size
+#      through the mount must be the backing file's; after the last, caches
+#      dropped, the bytes read through the mount must be the backing file's.
+#   2. The race the project's patches must survive: 3 jobs overwrite the last
+#      MiB of a 4 MiB file while a loop truncates it smaller and back (and
+#      reads its tail): no write, truncate or read error, and afterwards the
+#      size and bytes seen through the mount equal the backing file's.
+#
+# usage: sh tests/suites/integrity.sh
+# Environment (set by the caller): FB_TOP, FB_TARGET, FB_DEV, FB_FSTYPE,
+# FB_CTL, FB_SCRATCH, FB_XFS (backing files go there when set). Optional:
+# FB_INTEGRITY_MODES (default: all five), FB_SUITE_BUDGET (seconds, default
+# 230: modes not started by then are skipped).
+FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+# shellcheck source=tests/lib/tap.sh
+. "$FB_TOP/tests/lib/tap.sh"
+# shellcheck source=tests/lib/fuse.sh
+. "$FB_TOP/tests/lib/fuse.sh"
+
+modes=${FB_INTEGRITY_MODES:-cached direct parallel passthrough pt-parallel}
+budget=${FB_SUITE_BUDGET:-230}
+t0=$(date +%s)
+mib=1048576
+prefill=8		# MiB, the shared file before the first run
+append=1		# MiB appended by each run's append job
+racesz=4		# MiB, the truncate race's file
+
+mkdir -p "$FB_SCRATCH"
+trap 'fb_cleanup' EXIT
+trap 'fb_cleanup; exit 1' INT TERM HUP
+if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ]; then
+	base=$FB_XFS/integrity
+	tap_diag "backing files on XFS ($FB_XFS)"
+else
+	base=$FB_SCRATCH/integrity
+	tap_diag "no FB_XFS: backing files on $(stat -f -c %T "$FB_SCRATCH")"
+fi
+command -v fio > /dev/null || {
+	tap_skip "integrity suite" "fio is not installed"
+	tap_done
+	exit
+}
+tap_diag "$(fio --version), target ${FB_TARGET:-?}, $FB_FSTYPE on $FB_DEV"
+
+
+# same MOUNTFILE BACKFILE: the file read through the mount (1 MiB reads: a
+# direct-mode read(2) is a request) equals the backing file; what differs
+# is in $FB_SCRATCH/cmp.out.
+same() {
+	timeout -k 5 60 dd if="$1" bs=1M status=none 2> "$FB_SCRATCH/dd.err" |
+		cmp - "$2" > "$FB_SCRATCH/cmp.out" 2>&1
+	crc=$?
+	if [ -s "$FB_SCRATCH/dd.err" ]; then
+		cat "$FB_SCRATCH/dd.err" >> "$FB_SCRATCH/cmp.out"
+		crc=1
+	fi
+	return $crc
+}
+
+# fio_shared MODE DIRECT NJOBS COMPARE: overwrite jobs + append job,
+# verified; then the sizes through the mount and of the backing file, and
+# with COMPARE=yes the bytes too, caches dropped.
+fio_shared() {
+	m=$1 direct=$2 nj=$3
+	reg=$((prefill / nj))
+	job=$FB_SCRATCH/int-$m-$nj.fio
+	out=$FB_SCRATCH/int-$m-$nj.out
+	size0=$(stat -c %s "$FB_BACK/shared")
+	cat > "$job" <<-EOF
+		[global]
+		filename=$FB_MNT/shared
+		ioengine=psync
+		direct=$direct
+		bsrange=4k-64k
+		verify=crc32c
+		verify_fatal=1
+		verify_state_save=0
+		fallocate=none
+		create_on_open=1
+		runtime=90
+		[ow]
+		rw=randwrite
+		numjobs=$nj
+		offset=0
+		size=${reg}M
+		offset_increment=${reg}M
+		[app]
+		rw=write
+		file_append=1
+		size=${append}M
+	EOF
+	ta=$(date +%s)
+	timeout -k 5 150 fio --output="$out" "$job" > /dev/null 2>&1
+	rc=$?
+	tb=$(date +%s)
+	nerr=$(grep -c 'err= *[1-9]' "$out" 2> /dev/null)
+	[ $rc = 0 ] && [ "${nerr:-0}" = 0 ]
+	tap_check $? "[$m] fio: $nj jobs overwrite their ranges of one file while 1 appends (direct=$direct), crc32c verify of every block"
+	if [ $rc != 0 ]; then
+		tap_diag "fio exit $rc$([ $rc = 124 ] && echo ' (timeout)')"
+		grep -iE 'verify|error|err=|bad' "$out" 2> /dev/null | head -n 8 | sed 's/^/    /' | while IFS= read -r l; do tap_diag "$l"; done
+	fi
+	if [ "$4" = yes ]; then
+		fb_drop_caches
+		sm=$(stat -c %s "$FB_MNT/shared" 2> /dev/null)
+		sb=$(stat -c %s "$FB_BACK/shared")
+		same "$FB_MNT/shared" "$FB_BACK/shared"
+		crc=$?
+		[ $crc = 0 ] && [ "$sm" = "$sb" ] && [ "$sb" -gt "$size0" ]
+		tap_check $? "[$m] after the $nj-job run, caches dropped: the file through the mount equals the backing file (size $size0 -> mount $sm, backing $sb)"
+		[ $crc != 0 ] && tap_diag "cmp: $(head -n 2 "$FB_SCRATCH/cmp.out" | tr '\n' ' ')"
+	else
+		sm=$(stat -c %s "$FB_MNT/shared" 2> /dev/null)
+		sb=$(stat -c %s "$FB_BACK/shared")
+		[ "$sm" = "$sb" ] && [ "$sb" -gt "$size0" ]
+		tap_check $? "[$m] after the $nj-job run: the size through the mount is the backing file's, grown by the appends (size $size0 -> mount $sm, backing $sb)"
+	fi
+	tap_diag "[$m] $nj jobs: fio $((tb - ta)) s, compare $(($(date +%s) - tb)) s"
+}
+
+# trunc_race MODE DIRECT
+trunc_race() {
+	m=$1 direct=$2
+	f=$FB_MNT/race
+	full=$((racesz * mib))
+	lo=$(((racesz - 1) * mib))
+	job=$FB_SCRATCH/race-$m.fio
+	out=$FB_SCRATCH/race-$m.out
+	cat > "$job" <<-EOF
+		[global]
+		filename=$f
+		ioengine=psync
+		direct=$direct
+		bs=4k
+		rw=randwrite
+		norandommap=1
+		offset=$lo
+		size=1M
+		fallocate=none
+		create_on_open=1
+		time_based=1
+		runtime=6
+		[ow]
+		numjobs=3
+	EOF
+	timeout -k 5 60 fio --output="$out" "$job" > /dev/null 2>&1 &
+	fiopid=$!
+	n=0 bad=0
+	: > "$FB_SCRATCH/race.err"
+	while kill -0 "$fiopid" 2> /dev/null; do
+		small=$((lo + (n % 16) * 65536))
+		truncate -s "$small" "$f" 2>> "$FB_SCRATCH/race.err" || bad=$((bad + 1))
+		dd if="$f" of=/dev/null bs=65536 skip=$((lo / 65536 - 8)) 2>> "$FB_SCRATCH/race.err" ||
+			bad=$((bad + 1))
+		truncate -s "$full" "$f" 2>> "$FB_SCRATCH/race.err" || bad=$((bad + 1))
+		n=$((n + 1))
+	done
+	wait "$fiopid"
+	rc=$?
+	grep -v -e 'records in' -e 'records out' -e 'bytes' "$FB_SCRATCH/race.err" > "$FB_SCRATCH/race.err2"
+	nerr=$(grep -c 'err= *[1-9]' "$out" 2> /dev/null)
+	[ $rc = 0 ] && [ "${nerr:-0}" = 0 ] && [ $bad = 0 ] && [ $n -ge 3 ]
+	tap_check $? "[$m] truncate race: 3 jobs overwrite the last MiB while the file is truncated down and back $n times: no write/truncate/read error"
+	[ $rc != 0 ] && tap_diag "fio exit $rc$([ $rc = 124 ] && echo ' (timeout)'): $(grep -m 3 -iE 'error|err=' "$out" | tr '\n' ' ')"
+	[ $bad != 0 ] && tap_diag "$bad truncate/read failures: $(head -n 3 "$FB_SCRATCH/race.err2" | tr '\n' ' ')"
+	# the attributes the kernel holds right now (attr_valid is 1 s), then
+	# after a refresh
+	sm=$(stat -c %s "$f" 2> /dev/null)
+	sb=$(stat -c %s "$FB_BACK/race")
+	same "$f" "$FB_BACK/race"
+	crc=$?
+	[ $crc = 0 ] && [ "$sm" = "$sb" ] && [ "$sb" = "$full" ]
+	tap_check $? "[$m] truncate race: size and bytes through the mount equal the backing file at once (mount $sm, backing $sb, want $full)"
+	[ $crc != 0 ] && tap_diag "cmp: $(head -n 2 "$FB_SCRATCH/cmp.out" | tr '\n' ' ')"
+	fb_drop_caches
+	sm=$(stat -c %s "$f" 2> /dev/null)
+	same "$f" "$FB_BACK/race"
+	crc=$?
+	[ $crc = 0 ] && [ "$sm" = "$sb" ]
+	tap_check $? "[$m] truncate race: and again with caches dropped (mount $sm)"
+	[ $crc != 0 ] && tap_diag "cmp: $(head -n 2 "$FB_SCRATCH/cmp.out" | tr '\n' ' ')"
+}
+
+ntests_mode=9
+for m in $modes; do
+	if [ $(($(date +%s) - t0)) -gt "$budget" ]; then
+		i=0
+		while [ $i -lt $ntests_mode ]; do
+			tap_skip "[$m] test $((i + 1))" "suite time budget of ${budget}s used up"
+			i=$((i + 1))
+		done
+		continue
+	fi
+	case $m in
+	cached) direct=0 ;;
+	*) direct=1 ;;
+	esac
+	FB_BACK=$base/$m
+	rm -rf "$FB_BACK"
+	mkdir -p "$FB_BACK"
+	head -c $((prefill * mib)) /dev/urandom > "$FB_BACK/shared"
+	head -c $((racesz * mib)) /dev/urandom > "$FB_BACK/race"
+	margs=$(fb_mode_args "$m") || { tap_check 1 "[$m] known mode"; continue; }
+	tm=$(date +%s)
+	# shellcheck disable=SC2086 # several options
+	if ! fb_mount $margs --threads 4 2> "$FB_SCRATCH/daemon.err"; then
+		if grep -q 'FUSE_PASSTHROUGH' "$FB_SCRATCH/daemon.err"; then
+			why="$FB_FSTYPE lacks passthrough: $(grep -m 1 FUSE_PASSTHROUGH "$FB_SCRATCH/daemon.err")"
+			i=0
+			while [ $i -lt $ntests_mode ]; do
+				tap_skip "[$m] test $((i + 1))" "$why"
+				i=$((i + 1))
+			done
+		else
+			tap_check 1 "[$m] mount ($margs): $(head -n 1 "$FB_SCRATCH/daemon.err")"
+		fi
+		fb_cleanup
+		continue
+	fi
+	# Passthrough: the kernel allows one backing file per inode at a time;
+	# a daemon that registers a new one for every open makes the second
+	# concurrent open of a file fail (EIO), and every test below opens the
+	# file concurrently.
+	conc=ok
+	case $m in
+	passthrough | pt-parallel)
+		# shellcheck disable=SC2094 # fd 3 only holds the file open
+		if ! head -c 1 "$FB_MNT/shared" > /dev/null 2> "$FB_SCRATCH/probe.err"; then
+			conc="a single open fails: $(head -n 1 "$FB_SCRATCH/probe.err")"
+		elif ! { head -c 1 "$FB_MNT/shared" > /dev/null 2> "$FB_SCRATCH/probe.err"; } 3< "$FB_MNT/shared"; then
+			conc="the daemon gives each open of a file its own backing id and the kernel refuses a second backing file on an open inode ($(sed 's/.*: //' "$FB_SCRATCH/probe.err" | head -n 1) on the second concurrent open): fix fbtestd to share one backing id per inode"
+		fi
+		;;
+	esac
+	if [ "$conc" = ok ]; then
+		fio_shared "$m" "$direct" 2 no
+		fio_shared "$m" "$direct" 4 yes
+		trunc_race "$m" "$direct"
+	else
+		i=0
+		while [ $i -lt $((ntests_mode - 2)) ]; do
+			tap_skip "[$m] test $((i + 1))" "$conc"
+			i=$((i + 1))
+		done
+	fi
+	fb_umount
+	tap_check $? "[$m] unmount; the daemon exits"
+	case $m in
+	passthrough | pt-parallel)
+		po=$(sed -n 's/^passthrough_opens=//p' "$FB_STATS")
+		nw=$(sed -n 's/^op_WRITE=//p' "$FB_STATS")
+		[ "${po:-0}" -gt 0 ] && [ "${nw:-0}" = 0 ]
+		tap_check $? "[$m] the I/O bypassed the daemon (passthrough opens ${po:-0}, WRITE requests ${nw:-0})"
+		;;
+	*)
+		nw=$(sed -n 's/^op_WRITE=//p' "$FB_STATS")
+		[ "${nw:-0}" -gt 0 ]
+		tap_check $? "[$m] the writes went through the daemon (WRITE requests ${nw:-0})"
+		;;
+	esac
+	tap_diag "[$m] $(($(date +%s) - tm)) s"
+	rm -rf "$FB_BACK"
+done
+tap_diag "integrity: $(($(date +%s) - t0)) s"
+fb_mounted "$FB_MNT" && tap_check 1 "nothing left mounted on $FB_MNT"
+tap_done
