@@ -11,7 +11,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 kver=${1:?usage: run-vm.sh KVER [SUITE...]}
 shift
-all_suites="smoke integrity aio faults badinput parallel security status libfuse"
+all_suites="smoke integrity aio faults badinput parallel security dropin status libfuse"
 want=${*:-$all_suites}
 suites=""
 for s in $want; do
