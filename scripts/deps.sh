@@ -17,8 +17,9 @@ command -v apt-get >/dev/null || die "needs a Debian system with apt"
 sh "$top/scripts/apt-suites.sh"
 
 pkgs="build-essential bc kmod patch xz-utils dkms $*"
-# Packaging: debian/ (dh_dkms is in dh-dkms on bookworm), rpm/ (rpmbuild).
-pkgtools="debhelper dh-dkms dpkg-dev fakeroot lintian rpm rpmlint"
+# Packaging: debian/ (dh_dkms is in dh-dkms on bookworm), rpm/ (rpmbuild);
+# debootstrap for the Debian 13 root of tests/pkg/trixie.sh.
+pkgtools="debhelper dh-dkms dpkg-dev fakeroot lintian rpm rpmlint debootstrap"
 case $what in
 build) ;;
 pkg) pkgs="$pkgs $pkgtools" ;;

@@ -86,6 +86,7 @@ section dkms sh tests/dkms/run.sh $dkms_kvers
 section pkg-deb sh tests/pkg/deb.sh
 section pkg-rpm sh tests/pkg/rpm.sh
 section pkg-kmod sh tests/pkg/kmod.sh
+section pkg-trixie sh tests/pkg/trixie.sh
 for k in $vm_kvers; do
 	section "vm-$k" sh tests/run-vm.sh "$k"
 done
