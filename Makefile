@@ -14,7 +14,7 @@ BASE ?= 6.12
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 SERIES ?= all
-VM_KVERS ?= $(DEFAULT_KVER)
+VM_KVERS ?= $(DEFAULT_KVER) 6.1.0-57-amd64
 
 ifeq ($(SERIES),none)
 SRC := src/upstream-unpatched
@@ -81,7 +81,7 @@ kmod-deb: import
 checkpatch: import
 	@for p in backports/*/patches/*.patch backports/*/infra/patches/*.patch; do \
 		[ -f "$$p" ] || continue; \
-		perl $(SRC)/scripts/checkpatch.pl --no-tree -q "$$p" || exit 1; \
+		perl $(SRC)/scripts/checkpatch.pl --no-tree -q - < "$$p" || exit 1; \
 	done; echo "checkpatch: all patches clean"
 
 clean:
