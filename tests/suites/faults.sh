@@ -19,7 +19,7 @@
 # Environment (set by the caller): FB_TOP, FB_TARGET, FB_DEV, FB_FSTYPE,
 # FB_CTL, FB_MODNAME, FB_MODDIR, FB_SCRATCH. Optional: FB_FAULTS_CYCLES
 # (default 50), FB_FAULTS_MODCYCLES (default 20), FB_CYCLES_BUDGET (seconds
-# for each kind of cycles, default 150: cycles not started by then are
+# for each kind of cycles, default 200: cycles not started by then are
 # skipped).
 FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 # shellcheck source=tests/lib/tap.sh
@@ -30,7 +30,7 @@ FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 bound=30		# seconds any I/O may take to end after the event
 ncycles=${FB_FAULTS_CYCLES:-50}
 nmod=${FB_FAULTS_MODCYCLES:-20}
-budget=${FB_CYCLES_BUDGET:-150}
+budget=${FB_CYCLES_BUDGET:-200}
 t0=$(date +%s)
 base=$FB_SCRATCH/faults
 mkdir -p "$FB_SCRATCH"
@@ -202,18 +202,17 @@ content() {
 	cat "$ref"
 }
 cycle_io() {
-	if [ "$1" -gt 1 ] && [ -f "$FB_SCRATCH/cyc.exp" ]; then
-		mv "$FB_SCRATCH/cyc.exp" "$FB_SCRATCH/cyc.prev"
-	else
-		rm -f "$FB_SCRATCH/cyc.prev" "$FB_SCRATCH/cyc.exp"
-	fi
-	content "$1" > "$FB_SCRATCH/cyc.exp"
-	# one bounded shell for all of it: processes are dear in a TCG guest
+	cyc_exp=$FB_SCRATCH/cyc.$(($1 % 2))
+	cyc_prev=$FB_SCRATCH/cyc.$((($1 + 1) % 2))
+	[ "$1" -gt 1 ] || rm -f "$cyc_prev"
+	content "$1" > "$cyc_exp"
+	# one bounded shell for all of it: every exec costs ~0.15 s in a TCG
+	# guest
 	# shellcheck disable=SC2016 # for the inner shell
 	timeout -k 2 30 sh -c '
 		if [ -f "$4" ]; then cmp -s "$4" "$1/c$(($3 - 1))" || exit 1; fi
 		cp "$5" "$1/c$3" && cmp -s "$5" "$1/c$3" && cmp -s "$5" "$2/c$3"
-	' sh "$FB_MNT" "$FB_BACK" "$1" "$FB_SCRATCH/cyc.prev" "$FB_SCRATCH/cyc.exp"
+	' sh "$FB_MNT" "$FB_BACK" "$1" "$cyc_prev" "$cyc_exp"
 }
 
 nconn() {

@@ -147,10 +147,11 @@ trunc_race() {
 		fallocate=none
 		create_on_open=1
 		time_based=1
-		runtime=6
+		runtime=5
 		[ow]
 		numjobs=3
 	EOF
+	ta=$(date +%s)
 	timeout -k 5 60 fio --output="$out" "$job" > /dev/null 2>&1 &
 	fiopid=$!
 	n=0 bad=0
@@ -165,6 +166,7 @@ trunc_race() {
 	done
 	wait "$fiopid"
 	rc=$?
+	tb=$(date +%s)
 	grep -v -e 'records in' -e 'records out' -e 'bytes' "$FB_SCRATCH/race.err" > "$FB_SCRATCH/race.err2"
 	nerr=$(grep -c 'err= *[1-9]' "$out" 2> /dev/null)
 	[ $rc = 0 ] && [ "${nerr:-0}" = 0 ] && [ $bad = 0 ] && [ $n -ge 3 ]
@@ -187,9 +189,12 @@ trunc_race() {
 	[ $crc = 0 ] && [ "$sm" = "$sb" ]
 	tap_check $? "[$m] truncate race: and again with caches dropped (mount $sm)"
 	[ $crc != 0 ] && tap_diag "cmp: $(head -n 2 "$FB_SCRATCH/cmp.out" | tr '\n' ' ')"
+	tap_diag "[$m] race: fio $((tb - ta)) s, compare $(($(date +%s) - tb)) s"
 }
 
 ntests_mode=9
+head -c $((prefill * mib)) /dev/urandom > "$FB_SCRATCH/rand.shared"
+head -c $((racesz * mib)) /dev/urandom > "$FB_SCRATCH/rand.race"
 for m in $modes; do
 	if [ $(($(date +%s) - t0)) -gt "$budget" ]; then
 		i=0
@@ -203,13 +208,13 @@ for m in $modes; do
 	cached) direct=0 ;;
 	*) direct=1 ;;
 	esac
+	tm=$(date +%s)
 	FB_BACK=$base/$m
 	rm -rf "$FB_BACK"
 	mkdir -p "$FB_BACK"
-	head -c $((prefill * mib)) /dev/urandom > "$FB_BACK/shared"
-	head -c $((racesz * mib)) /dev/urandom > "$FB_BACK/race"
+	cp "$FB_SCRATCH/rand.shared" "$FB_BACK/shared"
+	cp "$FB_SCRATCH/rand.race" "$FB_BACK/race"
 	margs=$(fb_mode_args "$m") || { tap_check 1 "[$m] known mode"; continue; }
-	tm=$(date +%s)
 	# shellcheck disable=SC2086 # several options
 	if ! fb_mount $margs --threads 4 2> "$FB_SCRATCH/daemon.err"; then
 		if grep -q 'FUSE_PASSTHROUGH' "$FB_SCRATCH/daemon.err"; then
@@ -225,6 +230,7 @@ for m in $modes; do
 		fb_cleanup
 		continue
 	fi
+	tf=$(date +%s)
 	# Passthrough: the kernel allows one backing file per inode at a time;
 	# a daemon that registers a new one for every open makes the second
 	# concurrent open of a file fail (EIO), and every test below opens the
@@ -266,7 +272,7 @@ for m in $modes; do
 		tap_check $? "[$m] the writes went through the daemon (WRITE requests ${nw:-0})"
 		;;
 	esac
-	tap_diag "[$m] $(($(date +%s) - tm)) s"
+	tap_diag "[$m] $(($(date +%s) - tm)) s (setup $((tf - tm)) s)"
 	rm -rf "$FB_BACK"
 done
 tap_diag "integrity: $(($(date +%s) - t0)) s"
