@@ -18,7 +18,7 @@
 # Environment (set by the caller): FB_TOP, FB_TARGET, FB_DEV, FB_FSTYPE,
 # FB_CTL, FB_SCRATCH, FB_XFS (backing files go there when set). Optional:
 # FB_INTEGRITY_MODES (default: all five), FB_SUITE_BUDGET (seconds, default
-# 230: modes not started by then are skipped).
+# 420: modes not started by then are skipped).
 FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 # shellcheck source=tests/lib/tap.sh
 . "$FB_TOP/tests/lib/tap.sh"
