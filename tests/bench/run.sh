@@ -11,6 +11,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 [ $# -gt 0 ] || { echo "usage: tests/bench/run.sh KVER..." >&2; exit 2; }
 die() { echo "bench: $*" >&2; exit 1; }
+mkdir -p build
 
 for kver in "$@"; do
 	make -s modules KVER="$kver" KDIR="/lib/modules/$kver/build" > "build/bench-modules.log" 2>&1 ||
