@@ -3,7 +3,9 @@
 # In the guest: the benchmark. XFS on memory-backed null_blk devices, fio on
 # ONE shared pre-written file, through each variant:
 #   raw        XFS itself
-#   stock      the kernel's own FUSE, passthrough + FOPEN_PARALLEL_DIRECT_WRITES
+#   stock      the kernel's own FUSE, passthrough + FOPEN_PARALLEL_DIRECT_WRITES;
+#              where it has no passthrough (6.1): "stock-dio", FOPEN_DIRECT_IO +
+#              FOPEN_PARALLEL_DIRECT_WRITES, the fastest write path it offers
 #   unpatched  our module without the series (same daemon flags)
 #   ours       our module with the series
 # and daemon flavors: xattr (getxattr answered from the backing file),
@@ -62,6 +64,21 @@ fio_iops() {
 		awk -F';' 'NR == 1 { print $49 }'
 }
 
+# stock_write_mode: passthrough when the kernel's own FUSE offers it (a
+# probe mount of the loaded stock module), else direct.
+stock_write_mode() {
+	FB_BACK=/tmp/nbfast
+	if fb_mount --mode passthrough --parallel 2> "$FB_SCRATCH/probe.err"; then
+		fb_umount
+		echo passthrough
+	elif grep -q 'did not offer FUSE_PASSTHROUGH' "$FB_SCRATCH/probe.err"; then
+		echo direct
+	else
+		die "stock probe mount: $(cat "$FB_SCRATCH/probe.err")"
+	fi
+}
+stock_mode=""
+
 mkdir -p "$FB_SCRATCH"
 : > "$out"
 for w in lat aio; do
@@ -77,7 +94,9 @@ for w in lat aio; do
 		[ $v = raw ] && daemons=-
 		[ $v = unpatched ] && daemons=xattr
 		[ $w = aio ] && [ $v != raw ] && daemons=xattr
+		[ $v = stock ] && [ "$stock_mode" = direct ] && daemons=xattr
 		for d in $daemons; do
+			vname=$v
 			if [ $v = raw ]; then
 				dir=$xfs
 			else
@@ -88,8 +107,14 @@ for w in lat aio; do
 				killpriv2) extra="--killpriv-v2" ;;
 				noxattr) extra="--no-xattr" ;;
 				esac
+				mode=passthrough
+				if [ $v = stock ]; then
+					[ -n "$stock_mode" ] || stock_mode=$(stock_write_mode)
+					mode=$stock_mode
+					[ "$mode" = direct ] && vname=stock-dio
+				fi
 				# shellcheck disable=SC2086
-				fb_mount --mode passthrough --parallel --threads 4 $extra 2> "$FB_SCRATCH/mount.err" ||
+				fb_mount --mode $mode --parallel --threads 4 $extra 2> "$FB_SCRATCH/mount.err" ||
 					die "mount $v/$d: $(cat "$FB_SCRATCH/mount.err")"
 				dir=$FB_MNT
 			fi
@@ -98,15 +123,15 @@ for w in lat aio; do
 				while [ $r -le "$reps" ]; do
 					iops=$(fio_iops "$dir" $w "$n")
 					[ -n "$iops" ] || die "fio failed ($w $v $d $n): $(head -n 3 "$FB_SCRATCH/fio.err")"
-					echo "$w,$v,$d,$n,$r,$iops" >> "$out"
-					echo "bench: $w $v $d numjobs=$n rep=$r: $iops IOPS"
+					echo "$w,$vname,$d,$n,$r,$iops" >> "$out"
+					echo "bench: $w $vname $d numjobs=$n rep=$r: $iops IOPS"
 					r=$((r + 1))
 				done
 			done
 			if [ $v != raw ]; then
 				getx=$(fb_stat op_GETXATTR)
-				echo "bench: $w $v $d: daemon saw ${getx:-0} GETXATTR"
-				echo "$w,$v,$d,getxattr,0,${getx:-0}" >> "$out"
+				echo "bench: $w $vname $d: daemon saw ${getx:-0} GETXATTR"
+				echo "$w,$vname,$d,getxattr,0,${getx:-0}" >> "$out"
 				fb_umount
 			fi
 		done
