@@ -81,16 +81,17 @@ bool fb_has_prefix(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-char *fb_read_file(const char *path, size_t *lenp)
+/*
+ * Read fd to its end into a NUL-terminated buffer (the caller frees it);
+ * *lenp gets the length. On a read error: the buffer so far is freed, NULL
+ * is returned and errno says why.
+ */
+static char *read_fd_all(int fd, size_t *lenp)
 {
 	size_t len = 0, cap = 4096;
 	char *buf, *nbuf;
 	ssize_t n;
-	int fd, err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
 	buf = fb_alloc(cap + 1);
 	for (;;) {
 		if (len == cap) {
@@ -107,9 +108,9 @@ char *fb_read_file(const char *path, size_t *lenp)
 			break;
 		len += n;
 	}
-	err = errno;
-	close(fd);
 	if (n < 0) {
+		int err = errno;
+
 		free(buf);
 		errno = err;
 		return NULL;
@@ -117,6 +118,21 @@ char *fb_read_file(const char *path, size_t *lenp)
 	buf[len] = '\0';
 	if (lenp)
 		*lenp = len;
+	return buf;
+}
+
+char *fb_read_file(const char *path, size_t *lenp)
+{
+	char *buf;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	buf = read_fd_all(fd, lenp);
+	err = errno;
+	close(fd);
+	errno = err;
 	return buf;
 }
 
@@ -149,10 +165,8 @@ bool fb_is_dir(const char *path)
 
 char *fb_capture(char *const argv[], int *status)
 {
-	size_t len = 0, cap = 4096;
-	char *buf, *nbuf;
+	char *buf;
 	int pfd[2], nul;
-	ssize_t n;
 	pid_t pid;
 
 	if (pipe2(pfd, O_CLOEXEC) < 0)
@@ -174,27 +188,11 @@ char *fb_capture(char *const argv[], int *status)
 		_exit(127);
 	}
 	close(pfd[1]);
-	buf = fb_alloc(cap + 1);
-	for (;;) {
-		if (len == cap) {
-			cap *= 2;
-			nbuf = realloc(buf, cap + 1);
-			if (!nbuf)
-				fb_oom();
-			buf = nbuf;
-		}
-		n = read(pfd[0], buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += n;
-	}
-	buf[len] = '\0';
+	buf = read_fd_all(pfd[0], NULL);
 	close(pfd[0]);
 	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
 		;
-	if (WIFEXITED(*status) && WEXITSTATUS(*status) == 127) {
+	if (buf && WIFEXITED(*status) && WEXITSTATUS(*status) == 127) {
 		free(buf);
 		return NULL;
 	}
