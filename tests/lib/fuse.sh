@@ -207,6 +207,20 @@ fb_conn() {
 		END { if (c != "") print c }' /proc/self/mountinfo
 }
 
+# fb_backing_base NAME: sets FB_BASE to where a suite keeps its backing
+# files, NAME under the guest's XFS ($FB_XFS) when there is one, else under
+# $FB_SCRATCH, and says which (a TAP diagnostic: needs tests/lib/tap.sh).
+# shellcheck disable=SC2034 # FB_BASE is for the suites
+fb_backing_base() {
+	if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ]; then
+		FB_BASE=$FB_XFS/$1
+		tap_diag "backing files on XFS ($FB_XFS)"
+	else
+		FB_BASE=$FB_SCRATCH/$1
+		tap_diag "no FB_XFS: backing files on $(stat -f -c %T "$FB_SCRATCH")"
+	fi
+}
+
 # fb_drop_caches: write back and drop the page cache, dentries and inodes.
 fb_drop_caches() {
 	sync

@@ -31,13 +31,8 @@ ntests_mode=6
 mkdir -p "$FB_SCRATCH"
 trap 'fb_cleanup' EXIT
 trap 'fb_cleanup; exit 1' INT TERM HUP
-if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ]; then
-	base=$FB_XFS/aio
-	tap_diag "backing files on XFS ($FB_XFS)"
-else
-	base=$FB_SCRATCH/aio
-	tap_diag "no FB_XFS: backing files on $(stat -f -c %T "$FB_SCRATCH")"
-fi
+fb_backing_base aio
+base=$FB_BASE
 if ! command -v fio > /dev/null; then
 	tap_skip "aio suite" "fio is not installed"
 	tap_done

@@ -37,13 +37,8 @@ racesz=4		# MiB, the truncate race's file
 mkdir -p "$FB_SCRATCH"
 trap 'fb_cleanup' EXIT
 trap 'fb_cleanup; exit 1' INT TERM HUP
-if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ]; then
-	base=$FB_XFS/integrity
-	tap_diag "backing files on XFS ($FB_XFS)"
-else
-	base=$FB_SCRATCH/integrity
-	tap_diag "no FB_XFS: backing files on $(stat -f -c %T "$FB_SCRATCH")"
-fi
+fb_backing_base integrity
+base=$FB_BASE
 command -v fio > /dev/null || {
 	tap_skip "integrity suite" "fio is not installed"
 	tap_done
