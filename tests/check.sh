@@ -18,7 +18,7 @@ mkdir -p "$logs"
 vm_kvers=${FB_VM_KVERS:-6.12.95+deb12-amd64}
 dkms_kvers=${FB_DKMS_KVERS:-6.12.95+deb12-amd64 6.1.0-57-amd64}
 full=${FB_CHECK_FULL:-0}
-core_suites="smoke integrity parallel security dropin"
+core_suites="smoke integrity parallel security dropin status"
 
 total_p=0 total_f=0 total_s=0
 summary=""
