@@ -5,7 +5,9 @@
 #   raw        XFS itself
 #   stock      the kernel's own FUSE, passthrough + FOPEN_PARALLEL_DIRECT_WRITES;
 #              where it has no passthrough (6.1): "stock-dio", FOPEN_DIRECT_IO +
-#              FOPEN_PARALLEL_DIRECT_WRITES, the fastest write path it offers
+#              FOPEN_PARALLEL_DIRECT_WRITES, the fastest write path it offers,
+#              the daemon writing O_DIRECT to the backing file as the kernel
+#              does in passthrough (fbtestd --backing-direct)
 #   unpatched  our module without the series (same daemon flags)
 #   ours       our module with the series
 # and daemon flavors: xattr (getxattr answered from the backing file),
@@ -111,7 +113,9 @@ for w in lat aio; do
 				if [ $v = stock ]; then
 					[ -n "$stock_mode" ] || stock_mode=$(stock_write_mode)
 					mode=$stock_mode
-					[ "$mode" = direct ] && vname=stock-dio
+					# the daemon honours O_DIRECT as passthrough does:
+					# both reach the delayed device
+					[ "$mode" = direct ] && vname=stock-dio extra="$extra --backing-direct"
 				fi
 				# shellcheck disable=SC2086
 				fb_mount --mode $mode --parallel --threads 4 $extra 2> "$FB_SCRATCH/mount.err" ||

@@ -54,7 +54,8 @@ ratio() {
 	echo "null_blk; FUSE variants in passthrough mode with FOPEN_PARALLEL_DIRECT_WRITES."
 	if grep -q ',stock-dio,' "$csv"; then
 		echo "The kernel's own FUSE has no passthrough here: its column is its fastest write"
-		echo "path instead, FOPEN_DIRECT_IO + FOPEN_PARALLEL_DIRECT_WRITES (stock direct-io)."
+		echo "path instead, FOPEN_DIRECT_IO + FOPEN_PARALLEL_DIRECT_WRITES (stock direct-io),"
+		echo "its daemon writing O_DIRECT to the backing file as passthrough does."
 	fi
 	echo "IOPS: median of $(awk -F, '$4 != "getxattr" { print $5 }' "$csv" | sort -n | tail -n 1) runs ±half the min–max spread."
 	for w in lat aio; do

@@ -50,6 +50,7 @@ struct fb_config {
 	bool parallel;
 	bool killpriv_v2;
 	bool no_xattr;
+	bool backing_direct;		/* keep O_DIRECT on backing files */
 	bool foreground;
 	int threads;
 	unsigned int delay_us;

@@ -440,6 +440,9 @@ static void usage(FILE *f)
 "  --parallel            FOPEN_PARALLEL_DIRECT_WRITES on every open\n"
 "  --killpriv-v2         negotiate FUSE_HANDLE_KILLPRIV_V2\n"
 "  --no-xattr            answer xattr requests with ENOSYS\n"
+"  --backing-direct      cached/direct modes: keep O_DIRECT of the caller's\n"
+"                        open on the backing file (aligned bounce buffers),\n"
+"                        as a server that honours it does\n"
 "  --threads N           serving threads, one cloned fd each (default 4)\n"
 "  --delay-us N          sleep N us in every READ and WRITE\n"
 "  --stats FILE          statistics (on SIGUSR1 and at exit)\n"
@@ -513,7 +516,7 @@ enum {
 	O_DEV = 256, O_FSTYPE, O_BACKING, O_MODE, O_PARALLEL, O_KILLPRIV,
 	O_NOXATTR, O_THREADS, O_DELAY, O_STATS, O_FAULT, O_FAULTOP,
 	O_FAULTCNT, O_NESTED, O_FOREGROUND, O_LOG, O_OPTS, O_LIST, O_HELP,
-	O_PIDFILE,
+	O_PIDFILE, O_BDIRECT,
 };
 
 static const struct option longopts[] = {
@@ -524,6 +527,7 @@ static const struct option longopts[] = {
 	{ "parallel", no_argument, NULL, O_PARALLEL },
 	{ "killpriv-v2", no_argument, NULL, O_KILLPRIV },
 	{ "no-xattr", no_argument, NULL, O_NOXATTR },
+	{ "backing-direct", no_argument, NULL, O_BDIRECT },
 	{ "threads", required_argument, NULL, O_THREADS },
 	{ "delay-us", required_argument, NULL, O_DELAY },
 	{ "stats", required_argument, NULL, O_STATS },
@@ -572,6 +576,9 @@ static void parse_args(int argc, char **argv)
 			break;
 		case O_KILLPRIV:
 			cfg.killpriv_v2 = true;
+			break;
+		case O_BDIRECT:
+			cfg.backing_direct = true;
 			break;
 		case O_NOXATTR:
 			cfg.no_xattr = true;

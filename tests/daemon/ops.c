@@ -48,6 +48,7 @@ struct fb_node {
 
 struct fb_file {
 	int fd;
+	bool direct;			/* fd has O_DIRECT: aligned buffers */
 	int backing_id;			/* > 0 while registered (faults) */
 	struct fb_node *node;		/* holds a ref while sharing its id */
 };
@@ -870,6 +871,8 @@ static int open_finish(struct fb_req *req, int fd, struct fuse_open_out *oo,
 		return -ENOMEM;
 	}
 	f->fd = fd;
+	f->direct = cfg.mode != FB_MODE_PASSTHROUGH &&
+		    (fcntl(fd, F_GETFL) & O_DIRECT);
 	memset(oo, 0, sizeof(*oo));
 
 	if (sess.passthrough)
@@ -922,10 +925,10 @@ static int backing_flags(uint32_t flags)
 {
 	flags &= ~(O_CREAT | O_EXCL | O_NOCTTY | O_NOFOLLOW);
 	/*
-	 * our own preads go to an unaligned buffer: no O_DIRECT unless the
-	 * kernel does the I/O itself (passthrough)
+	 * our own I/O uses the unaligned request buffers: no O_DIRECT unless
+	 * the kernel does the I/O itself (passthrough) or we bounce
 	 */
-	if (cfg.mode != FB_MODE_PASSTHROUGH)
+	if (cfg.mode != FB_MODE_PASSTHROUGH && !cfg.backing_direct)
 		flags &= ~O_DIRECT;
 	return flags | O_CLOEXEC;
 }
@@ -1008,20 +1011,41 @@ static void io_delay(void)
 		usleep(cfg.delay_us);
 }
 
+/*
+ * This thread's buffer for I/O on O_DIRECT backing files, which want
+ * memory aligned to the logical block size (4096 covers every device).
+ */
+static char *bounce_buf(void)
+{
+	static __thread char *buf;
+
+	if (!buf && posix_memalign((void **)&buf, 4096, FB_MAX_WRITE))
+		buf = NULL;
+	return buf;
+}
+
 static void op_read(struct fb_req *req)
 {
 	const struct fuse_read_in *ri = (const void *)req->arg;
 	struct fb_file *f = (void *)(uintptr_t)ri->fh;
 	size_t size = ri->size, done = 0;
+	char *buf = req->out;
 	ssize_t n = 0;
 
 	if (size > FB_MAX_WRITE)
 		size = FB_MAX_WRITE;
+	if (f->direct) {
+		buf = bounce_buf();
+		if (!buf) {
+			reply_err(req, ENOMEM);
+			return;
+		}
+	}
 	inflight_enter(&stats.inflight_read, &stats.max_inflight_read);
 	inflight_enter(&stats.inflight_io, &stats.max_inflight_io);
 	io_delay();
 	while (done < size) {
-		n = pread(f->fd, req->out + done, size - done,
+		n = pread(f->fd, buf + done, size - done,
 			  ri->offset + done);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -1035,6 +1059,8 @@ static void op_read(struct fb_req *req)
 		reply_err(req, errno);
 		return;
 	}
+	if (buf != req->out)
+		memcpy(req->out, buf, done);
 	req->error = 0;
 	req->outlen = done;
 }
@@ -1053,6 +1079,15 @@ static void op_write(struct fb_req *req, struct fb_node *node)
 	if (req->arglen < hdr || req->arglen - hdr < size) {
 		reply_err(req, EINVAL);
 		return;
+	}
+	if (f->direct) {
+		char *buf = bounce_buf();
+
+		if (!buf || size > FB_MAX_WRITE) {
+			reply_err(req, buf ? EINVAL : ENOMEM);
+			return;
+		}
+		data = memcpy(buf, data, size);
 	}
 	inflight_enter(&stats.inflight_write, &stats.max_inflight_write);
 	inflight_enter(&stats.inflight_io, &stats.max_inflight_io);
