@@ -5,7 +5,8 @@
 #   ours: ours next to (renamed) or instead of (drop-in) the stock FUSE,
 #     loaded by hand and not installed; then "installed" as DKMS leaves it
 #     (the .ko under updates/dkms, the DKMS tree, modules.dep): healthy; unloaded
-#     (renamed): degraded; the unpatched base installed under the loaded
+#     (renamed): degraded, (drop-in): healthy, modprobe resolves to ours;
+#     the unpatched base installed under the loaded
 #     module: degraded; the unpatched base loaded: no fix; a newer kernel
 #     with no build of ours: the loud warning.
 # The host's root is live under the guest: the suite works on private
@@ -116,8 +117,14 @@ tap_check $? "--json is valid JSON and agrees with the exit status ($rc)"
 [ "$(impl fuse protocol)" = "7.$(impl fuse protocol | cut -d. -f2)" ] &&
 	impl fuse protocol_evidence | grep -q FUSE_INIT
 tap_check $? "-t fuse: protocol $(impl fuse protocol) from the FUSE_INIT request"
-[ "$(impl fuse passthrough)" = "$pt" ]
-tap_check $? "-t fuse: passthrough $(impl fuse passthrough), as CONFIG_FUSE_PASSTHROUGH says ($pt)"
+if [ "$FB_TARGET" != stock ] && [ "$FB_FSTYPE" = fuse ]; then
+	# ours drop-in serves -t fuse: passthrough whatever the kernel's config
+	[ "$(impl fuse passthrough)" = true ]
+	tap_check $? "-t fuse: passthrough $(impl fuse passthrough): ours drop-in offers it (CONFIG_FUSE_PASSTHROUGH: $pt)"
+else
+	[ "$(impl fuse passthrough)" = "$pt" ]
+	tap_check $? "-t fuse: passthrough $(impl fuse passthrough), as CONFIG_FUSE_PASSTHROUGH says ($pt)"
+fi
 
 case $FB_TARGET in
 stock)
@@ -163,13 +170,13 @@ esac
 
 # ours: loaded by hand from the build directory, not installed
 case $FB_FSTYPE in
-fuse) kind=ours-dropin flavor=dropin t=fuse mods="fuse cuse virtiofs" ;;
-*) kind=ours-renamed flavor=renamed t=$FB_FSTYPE mods=$FB_FSTYPE ;;
+fuse) kind=ours-dropin flavor=dropin label=drop-in t=fuse mods="fuse cuse virtiofs" ;;
+*) kind=ours-renamed flavor=renamed label=renamed t=$FB_FSTYPE mods=$FB_FSTYPE ;;
 esac
 version=$(modinfo -F version "$FB_MODDIR/$FB_MODNAME.ko")
 [ "$(impl "$t" kind)" = "$kind" ] && [ "$(impl "$t" state)" = loaded ] &&
 	[ "$(impl "$t" version)" = "$version" ] && [ "$(impl "$t" flavor)" = "$flavor" ] &&
-	[ "$(impl "$t" base)" = 6.12 ] && grep -q "^-t $t: ours, $flavor flavor (module $FB_MODNAME, loaded)" "$S/st.txt"
+	[ "$(impl "$t" base)" = 6.12 ] && grep -q "^-t $t: ours, $label flavor (module $FB_MODNAME, loaded)" "$S/st.txt"
 tap_check $? "-t $t: ours, $flavor, $version, base 6.12, loaded"
 [ "$(impl "$t" protocol)" = "7.$minor" ]
 tap_check $? "-t $t: protocol $(impl "$t" protocol), the 7.$minor of our uapi header"
@@ -183,8 +190,14 @@ fi
 [ "$rc" = 1 ] && j '.problems[]' | grep -q "no module of ours is installed for the running kernel"
 tap_check $? "loaded by hand but not installed: degraded (exit $rc)"
 
-# "Install" it as DKMS does.
+# "Install" it as DKMS does. depmod would list updates/dkms/M.ko in place
+# of the kernel's own M.ko (drop-in): its line goes (the copy is
+# bind-mounted, so it is rewritten in place, not renamed over).
 mkdir -p "$updates" "$dkms/$version/$kver/$arch/module"
+for m in $mods; do
+	grep -v "^[^:]*/$m\.ko[^:/]*:" "$moddep" > "$S/modules.dep"
+	cat "$S/modules.dep" > "$moddep"
+done
 for m in $mods; do
 	[ -f "$FB_MODDIR/$m.ko" ] || continue
 	# as DKMS installs it: without debug info, compressed
@@ -249,6 +262,15 @@ if [ "$flavor" = renamed ]; then
 	fi
 	fb_unload_ours
 	insmod "$FB_MODDIR/$t.ko"
+else
+	# Drop-in, nothing loaded: modprobe fuse would load ours, which is
+	# all a drop-in needs (the first mount loads it).
+	fb_unload_ours
+	status
+	[ "$(impl fuse kind)" = ours-dropin ] && [ "$(impl fuse state)" = "not loaded" ] &&
+		[ "$(impl fuse version)" = "$version" ] && { [ "$newest" != "$kver" ] || [ "$rc" = 0 ]; }
+	tap_check $? "drop-in installed, nothing loaded: modprobe fuse resolves to ours ($(impl fuse kind), $(impl fuse state), exit $rc)"
+	fb_use ours > /dev/null || tap_diag "cannot load ours again"
 fi
 
 # A FUSE mount of ours shows up by type.
