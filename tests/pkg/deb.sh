@@ -3,8 +3,10 @@
 # Lifecycle of fuse-backport-dkms on this Debian host: build it from a clean
 # tree (lintian clean), apt install (DKMS builds for every installed kernel
 # with headers, a kernel that cannot have the module gets one line, apt
-# succeeds), the modules are signed and, in a VM, load; upgrade to a newer
-# build (rebuilt, the old version gone); a kernel without headers and one
+# succeeds), the modules are signed and, in a VM, load; a 6.1 kernel's
+# headers package installed again after ours is built by DKMS's own hook;
+# upgrade to a newer build (rebuilt, the old version gone); a kernel
+# without headers and one
 # outside our series (faked: 7.0.0-fake) are skipped with our message; apt
 # remove and purge leave nothing. The host is restored at the end, whatever
 # happened.
@@ -32,6 +34,11 @@ remove_fakes() {
 
 pt_cleanup() {
 	remove_fakes
+	# the headers the autoinstall test took away come back
+	if [ -n "${hdr_k:-}" ] && [ "$(pt_deb_state "linux-headers-$hdr_k")" != installed ]; then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$hdr_deb" > /dev/null 2>&1 ||
+			echo "# WARNING: could not reinstall linux-headers-$hdr_k from $hdr_deb" >&2
+	fi
 	if [ "$(pt_deb_state $pkg)" != not-installed ]; then
 		DEBIAN_FRONTEND=noninteractive apt-get purge -y -q $pkg > /dev/null 2>&1 ||
 			dpkg --purge --force-all $pkg > /dev/null 2>&1
@@ -86,15 +93,9 @@ tap_check $? "debian/control build-depends on the pinned $DEBIAN_PACKAGE $DEBIAN
 
 dpkg-deb -c "$deb1" | awk '{ print $6 }' | sed 's|^\./|/|' > "$pt_tmp/files1"
 src=/usr/src/$name-$ver
-missing=""
-for f in dkms.conf LICENSE scripts/build.sh scripts/flavor.sh backports/6.12/pin src/Kbuild \
-	src/upstream/.fb-import src/upstream/fs/fuse/file.c src/upstream/fs/fuse/passthrough.c \
-	src/upstream/include/uapi/linux/fuse.h; do
-	grep -qx "$src/$f" "$pt_tmp/files1" || missing="$missing $f"
-done
-[ -z "$missing" ]
-tap_check $? "the .deb carries the generated DKMS tree under $src/${missing:+ (missing:$missing)}"
-! grep -E -q "^$src/(build/|tests/|debian/|rpm/)|\.(o|ko|cmd)$" "$pt_tmp/files1"
+pt_tree_missing "$pt_tmp/files1" "$src"
+tap_check $? "the .deb carries the generated DKMS tree under $src/${pt_missing:+ (missing:$pt_missing)}"
+pt_tree_clean "$pt_tmp/files1" "$src"
 tap_check $? "the .deb carries nothing built or foreign (build/, tests/, *.o, *.ko)"
 dpkg-deb --fsys-tarfile "$deb1" | tar -xO ".$src/src/upstream/.fb-import" > "$pt_tmp/fb-import" 2> /dev/null
 grep -qx 'series=all' "$pt_tmp/fb-import" && [ "$(grep -c '^patch=' "$pt_tmp/fb-import")" -gt 1 ]
@@ -171,6 +172,45 @@ check_kernel() {
 for k in $kernels; do
 	check_kernel "$k" "$pt_tmp/install1.log" "$ver"
 done
+
+# --- a new kernel's headers arrive: DKMS's own hook builds, nobody runs dkms ---
+# One drop-in kernel (not the VM's) loses our build and its headers package,
+# then apt installs that headers package again, as an upgrade brings a new
+# ABI's headers. The .deb comes from apt's cache or the archive; the host
+# gets it back in pt_cleanup whatever happens.
+hdr_k="" hdr_deb=""
+for k in $kernels; do
+	case $k in "$vm_kver" | *-rt-* | *-cloud-*) continue ;; esac
+	case $(our_modules "$k") in */fuse.ko*) ;; *) continue ;; esac
+	p=linux-headers-$k
+	[ "$(pt_deb_state "$p")" = installed ] || continue
+	v=$(dpkg-query -W -f '${Version}' "$p")
+	f=/var/cache/apt/archives/${p}_$(echo "$v" | sed 's/:/%3a/')_amd64.deb
+	if [ ! -f "$f" ]; then
+		(cd "$pt_tmp" && apt-get download -q "$p=$v" > /dev/null 2>&1)
+		for f in "$pt_tmp/${p}_"*.deb; do break; done
+	fi
+	if [ -n "$f" ] && [ -f "$f" ] && dpkg-deb -W "$f" > /dev/null 2>&1; then
+		hdr_k=$k hdr_deb=$f
+		break
+	fi
+done
+if [ -z "$hdr_k" ]; then
+	tap_skip "new headers: DKMS builds for them by itself" \
+		"no installed drop-in kernel whose headers .deb is in apt's cache or the archive"
+else
+	dkms remove -m $name -v "$ver" -k "$hdr_k" > /dev/null 2>&1
+	DEBIAN_FRONTEND=noninteractive dpkg -r "linux-headers-$hdr_k" > "$pt_tmp/hdr-rm.log" 2>&1
+	[ -z "$(our_modules "$hdr_k")" ] && [ ! -e "/lib/modules/$hdr_k/build/include" ]
+	tap_check $? "$hdr_k: our build and linux-headers-$hdr_k removed (the starting point)"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$hdr_deb" > "$pt_tmp/hdr-in.log" 2>&1
+	rc=$?
+	tap_check $rc "apt install $(basename "$hdr_deb") exits 0"
+	[ $rc = 0 ] || pt_log "$pt_tmp/hdr-in.log" 15
+	check_kernel "$hdr_k" "$pt_tmp/hdr-in.log" "$ver"
+	grep -q -i "dkms.*auto.*install.*$hdr_k" "$pt_tmp/hdr-in.log"
+	tap_check $? "$hdr_k: the headers package's hook ran DKMS's autoinstall ($(grep -i -m 1 "dkms.*auto.*install.*$hdr_k" "$pt_tmp/hdr-in.log"))"
+fi
 
 # --- in a VM: the installed module loads and is ours ---------------------------
 vm_check() { # KVER MODULE

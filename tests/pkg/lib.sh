@@ -11,6 +11,9 @@
 #   pt_mok_cn           CN of the DKMS MOK certificate (the signer DKMS uses)
 #   pt_cn CERT          CN of a certificate (DER or PEM)
 #   pt_deb_state PKG    dpkg's status of PKG ("not-installed" when unknown)
+#   pt_tree_missing LIST SRC   the generated DKMS tree is in LIST (a path a
+#                       line) under SRC; what is not goes to $pt_missing
+#   pt_tree_clean LIST SRC     nothing built or foreign under SRC in LIST
 
 # apt and DKMS on this host are shared with tests/dkms/run.sh and the other
 # package tests: one at a time.
@@ -65,4 +68,18 @@ pt_deb_state() {
 	'' | un* | pn*) echo not-installed ;;
 	*) echo "broken ($s)" ;;
 	esac
+}
+
+pt_tree_missing() {
+	pt_missing=""
+	for f in dkms.conf LICENSE scripts/build.sh scripts/flavor.sh backports/6.12/pin src/Kbuild \
+		src/upstream/.fb-import src/upstream/fs/fuse/file.c src/upstream/fs/fuse/passthrough.c \
+		src/upstream/include/uapi/linux/fuse.h; do
+		grep -qx "$2/$f" "$1" || pt_missing="$pt_missing $f"
+	done
+	[ -z "$pt_missing" ]
+}
+
+pt_tree_clean() {
+	! grep -E -q "^$2/(build/|tests/|debian/|rpm/)|\.(o|ko|cmd)$" "$1"
 }

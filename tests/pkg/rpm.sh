@@ -58,15 +58,9 @@ tap_check $? "requires dkms, and nothing found by scanning the source tree: $(q 
 
 src=/usr/src/$name-$ver
 q -l > "$pt_tmp/files"
-missing=""
-for f in dkms.conf LICENSE scripts/build.sh scripts/flavor.sh backports/6.12/pin src/Kbuild \
-	src/upstream/.fb-import src/upstream/fs/fuse/file.c src/upstream/fs/fuse/passthrough.c \
-	src/upstream/include/uapi/linux/fuse.h; do
-	grep -qx "$src/$f" "$pt_tmp/files" || missing="$missing $f"
-done
-[ -z "$missing" ]
-tap_check $? "rpm -qpl: the generated tree under $src/${missing:+ (missing:$missing)}"
-! grep -E -q "^$src/(build/|tests/|debian/|rpm/)|\.(o|ko|cmd)$" "$pt_tmp/files"
+pt_tree_missing "$pt_tmp/files" "$src"
+tap_check $? "rpm -qpl: the generated tree under $src/${pt_missing:+ (missing:$pt_missing)}"
+pt_tree_clean "$pt_tmp/files" "$src"
 tap_check $? "rpm -qpl: nothing built or foreign (build/, tests/, *.o, *.ko)"
 
 q --qf '%{POSTIN}' > "$pt_tmp/post"
