@@ -3,7 +3,8 @@
 # Lifecycle of fuse-backport-dkms on this Debian host: build it from a clean
 # tree (lintian clean), apt install (DKMS builds for every installed kernel
 # with headers, a kernel that cannot have the module gets one line, apt
-# succeeds), the modules are signed and, in a VM, load; a 6.1 kernel's
+# succeeds), the modules are signed and, in a VM, load (and after apt
+# remove the stock fuse.ko loads again); a 6.1 kernel's
 # headers package installed again after ours is built by DKMS's own hook;
 # upgrade to a newer build (rebuilt, the old version gone); a kernel
 # without headers and one
@@ -213,21 +214,30 @@ else
 fi
 
 # --- in a VM: the installed module loads and is ours ---------------------------
-vm_check() { # KVER MODULE
+# vm_modprobe KVER MODULE WHAT: boots KVER, modprobes MODULE; $out has its
+# /sys/module version ("none" without one) and the file it came from.
+# Returns 1 (after a loud skip of WHAT) when no VM can run.
+vm_modprobe() {
 	if [ "${FB_PKG_VM:-1}" = 0 ]; then
-		tap_skip "$1: $2 loads in a VM" "FB_PKG_VM=0"
-		return
+		tap_skip "$3" "FB_PKG_VM=0"
+		return 1
 	fi
 	if ! command -v vng > /dev/null || ! command -v qemu-system-x86_64 > /dev/null; then
-		tap_skip "$1: $2 loads in a VM" "no virtme-ng/QEMU (sh scripts/deps.sh test)"
-		return
+		tap_skip "$3" "no virtme-ng/QEMU (sh scripts/deps.sh test)"
+		return 1
 	fi
 	out=$(sh tests/vm/run.sh --kver "$1" --timeout 600 --log "$pt_tmp/vm-$1.log" -- \
-		sh -c "modprobe $2 && cat /sys/module/$2/version && modinfo -F filename $2" 2>&1)
-	rc=$?
+		sh -c "modprobe $2 && { cat /sys/module/$2/version 2> /dev/null || echo none; } &&
+			modinfo -F filename $2 && grep -w $2 /proc/filesystems" 2>&1)
+	vm_rc=$?
+	return 0
+}
+vm_check() { # KVER MODULE
+	what="$1: in a VM, modprobe $2 loads the DKMS module, /sys/module/$2/version $ver"
+	vm_modprobe "$1" "$2" "$what" || return
 	echo "$out" | grep -qx "$ver" && echo "$out" | grep -q "/updates/dkms/$2.ko"
-	tap_check $? "$1: in a VM, modprobe $2 loads the DKMS module, /sys/module/$2/version $ver"
-	[ $rc = 0 ] || echo "$out" | tail -n 5 | sed 's/^/#   /'
+	tap_check $? "$what"
+	[ "$vm_rc" = 0 ] || echo "$out" | tail -n 5 | sed 's/^/#   /'
 }
 # The renamed flavor on $vm_kver; the drop-in flavor on the first kernel that
 # has it and whose image is installed.
@@ -239,6 +249,7 @@ for k in $kernels; do
 	*/fuse.ko*)
 		if [ -f "/boot/vmlinuz-$k" ]; then
 			vm_check "$k" fuse
+			dropin_vm_k=$k
 			break
 		fi
 		;;
@@ -330,6 +341,21 @@ tap_check $? "no /usr/src/$name-* tree left"
 if [ -e "/lib/modules/$vm_kver/modules.dep" ]; then
 	! modinfo -k "$vm_kver" fusebp > /dev/null 2>&1
 	tap_check $? "depmod ran: $vm_kver no longer knows fusebp"
+fi
+# The drop-in kernel checked in a VM above has the stock fuse.ko back: what
+# modprobe resolves to on the host, and what loads and registers in a VM.
+if [ -n "${dropin_vm_k:-}" ]; then
+	k=$dropin_vm_k
+	f=$(modinfo -k "$k" -F filename fuse 2> /dev/null)
+	case $f in */kernel/fs/fuse/fuse.ko*) r=0 ;; *) r=1 ;; esac
+	tap_check $r "$k: modprobe resolves fuse to the stock module again (${f:-nothing})"
+	what="$k: in a VM, the stock fuse.ko loads after apt remove"
+	if vm_modprobe "$k" fuse "$what"; then
+		echo "$out" | grep -q '/kernel/fs/fuse/fuse\.ko' && ! echo "$out" | grep -q '+fb' &&
+			echo "$out" | grep -q 'fuse$'
+		tap_check $? "$what (version: $(echo "$out" | grep -x -m 1 'none\|[0-9].*'))"
+		[ "$vm_rc" = 0 ] || echo "$out" | tail -n 5 | sed 's/^/#   /'
+	fi
 fi
 # Nothing is left to purge (no conffiles): dpkg --purge must agree.
 dpkg --purge $pkg > "$pt_tmp/purge.log" 2>&1
