@@ -66,23 +66,21 @@ fio_iops() {
 		awk -F';' 'NR == 1 { print $49 }'
 }
 
-# stock_write_mode: passthrough when the kernel's own FUSE offers it (a
-# probe mount of the loaded stock module), else direct.
-stock_write_mode() {
-	FB_BACK=/tmp/nbfast
-	if fb_mount --mode passthrough --parallel 2> "$FB_SCRATCH/probe.err"; then
-		fb_umount
-		echo passthrough
-	elif grep -q 'did not offer FUSE_PASSTHROUGH' "$FB_SCRATCH/probe.err"; then
-		echo direct
-	else
-		die "stock probe mount: $(cat "$FB_SCRATCH/probe.err")"
-	fi
-}
-stock_mode=""
-
 mkdir -p "$FB_SCRATCH"
 : > "$out"
+
+# The stock variant's mode, once: passthrough when the kernel's own FUSE
+# offers it (a probe mount), else direct.
+fb_use stock > /dev/null 2>&1 || die "cannot load stock"
+FB_BACK=/tmp/nbfast
+if fb_mount --mode passthrough --parallel 2> "$FB_SCRATCH/probe.err"; then
+	fb_umount
+	stock_mode=passthrough
+elif grep -q 'did not offer FUSE_PASSTHROUGH' "$FB_SCRATCH/probe.err"; then
+	stock_mode=direct
+else
+	die "stock probe mount: $(cat "$FB_SCRATCH/probe.err")"
+fi
 for w in lat aio; do
 	case $w in
 	lat) xfs=/tmp/nbdelay jobs="1 2 4 8" ;;
@@ -111,7 +109,6 @@ for w in lat aio; do
 				esac
 				mode=passthrough
 				if [ $v = stock ]; then
-					[ -n "$stock_mode" ] || stock_mode=$(stock_write_mode)
 					mode=$stock_mode
 					# the daemon honours O_DIRECT as passthrough does:
 					# both reach the delayed device
