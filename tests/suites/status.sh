@@ -4,11 +4,11 @@
 #   stock: the stock FUSE only (ours neither loaded nor installed);
 #   ours: ours next to (renamed) or instead of (drop-in) the stock FUSE,
 #     loaded by hand and not installed; then "installed" as DKMS leaves it
-#     (the .ko under updates/dkms, the DKMS tree, modules.dep): healthy; unloaded
-#     (renamed): degraded, (drop-in): healthy, modprobe resolves to ours;
-#     the unpatched base installed under the loaded
-#     module: degraded; the unpatched base loaded: no fix; a newer kernel
-#     with no build of ours: the loud warning.
+#     (the .ko under updates/dkms, the DKMS tree, modules.dep): healthy;
+#     unloaded: degraded (renamed), healthy as modprobe resolves to ours
+#     (drop-in); the unpatched base installed under the loaded module:
+#     degraded; the unpatched base loaded: no fix; a newer kernel with no
+#     build of ours: the loud warning.
 # The host's root is live under the guest: the suite works on private
 # copies, tmpfs over updates/dkms, /var/lib/dkms and the /lib/modules of any
 # kernel newer than the running one, and a bind-mounted copy of modules.dep
@@ -190,16 +190,14 @@ fi
 [ "$rc" = 1 ] && j '.problems[]' | grep -q "no module of ours is installed for the running kernel"
 tap_check $? "loaded by hand but not installed: degraded (exit $rc)"
 
-# "Install" it as DKMS does. depmod would list updates/dkms/M.ko in place
-# of the kernel's own M.ko (drop-in): its line goes (the copy is
-# bind-mounted, so it is rewritten in place, not renamed over).
+# "Install" it as DKMS does. depmod lists updates/dkms/M.ko in place of the
+# kernel's own M.ko (drop-in): that line goes (the copy is bind-mounted, so
+# it is rewritten in place, not renamed over).
 mkdir -p "$updates" "$dkms/$version/$kver/$arch/module"
 for m in $mods; do
+	[ -f "$FB_MODDIR/$m.ko" ] || continue
 	grep -v "^[^:]*/$m\.ko[^:/]*:" "$moddep" > "$S/modules.dep"
 	cat "$S/modules.dep" > "$moddep"
-done
-for m in $mods; do
-	[ -f "$FB_MODDIR/$m.ko" ] || continue
 	# as DKMS installs it: without debug info, compressed
 	strip --strip-debug -o "$S/$m.ko" "$FB_MODDIR/$m.ko" && xz -c "$S/$m.ko" > "$updates/$m.ko.xz"
 	cp "$updates/$m.ko.xz" "$dkms/$version/$kver/$arch/module/"
