@@ -3,14 +3,13 @@
 # Lifecycle of fuse-backport-dkms on this Debian host: build it from a clean
 # tree (lintian clean), apt install (DKMS builds for every installed kernel
 # with headers, a kernel that cannot have the module gets one line, apt
-# succeeds), the modules are signed and, in a VM, load (and after apt
-# remove the stock fuse.ko loads again); a 6.1 kernel's
-# headers package installed again after ours is built by DKMS's own hook;
-# upgrade to a newer build (rebuilt, the old version gone); a kernel
-# without headers and one
-# outside our series (faked: 7.0.0-fake) are skipped with our message; apt
-# remove and purge leave nothing. The host is restored at the end, whatever
-# happened.
+# succeeds), the modules are signed and, in a VM, load; a 6.1 kernel's
+# headers package installed again after ours is built for by DKMS's own
+# hook; upgrade to a newer build (rebuilt, the old version gone); a kernel
+# without headers and one outside our series (faked: 7.0.0-fake) are
+# skipped with our message; apt remove and purge leave nothing, and the
+# stock fuse.ko loads again in a VM. The host is restored at the end,
+# whatever happened.
 #
 # usage: tests/pkg/deb.sh      environment: FB_PKG_VM=0  no VM checks
 set -u
@@ -215,8 +214,9 @@ fi
 
 # --- in a VM: the installed module loads and is ours ---------------------------
 # vm_modprobe KVER MODULE WHAT: boots KVER, modprobes MODULE; $out has its
-# /sys/module version ("none" without one) and the file it came from.
-# Returns 1 (after a loud skip of WHAT) when no VM can run.
+# /sys/module version ("none" without one) and the file it came from (the
+# last lines go out as diagnostics when the VM run failed). Returns 1 (after
+# a loud skip of WHAT) when no VM can run.
 vm_modprobe() {
 	if [ "${FB_PKG_VM:-1}" = 0 ]; then
 		tap_skip "$3" "FB_PKG_VM=0"
@@ -228,8 +228,8 @@ vm_modprobe() {
 	fi
 	out=$(sh tests/vm/run.sh --kver "$1" --timeout 600 --log "$pt_tmp/vm-$1.log" -- \
 		sh -c "modprobe $2 && { cat /sys/module/$2/version 2> /dev/null || echo none; } &&
-			modinfo -F filename $2 && grep -w $2 /proc/filesystems" 2>&1)
-	vm_rc=$?
+			modinfo -F filename $2 && grep -w $2 /proc/filesystems" 2>&1) ||
+		echo "$out" | tail -n 5 | sed 's/^/#   /'
 	return 0
 }
 vm_check() { # KVER MODULE
@@ -237,7 +237,6 @@ vm_check() { # KVER MODULE
 	vm_modprobe "$1" "$2" "$what" || return
 	echo "$out" | grep -qx "$ver" && echo "$out" | grep -q "/updates/dkms/$2.ko"
 	tap_check $? "$what"
-	[ "$vm_rc" = 0 ] || echo "$out" | tail -n 5 | sed 's/^/#   /'
 }
 # The renamed flavor on $vm_kver; the drop-in flavor on the first kernel that
 # has it and whose image is installed.
@@ -354,7 +353,6 @@ if [ -n "${dropin_vm_k:-}" ]; then
 		echo "$out" | grep -q '/kernel/fs/fuse/fuse\.ko' && ! echo "$out" | grep -q '+fb' &&
 			echo "$out" | grep -q 'fuse$'
 		tap_check $? "$what (version: $(echo "$out" | grep -x -m 1 'none\|[0-9].*'))"
-		[ "$vm_rc" = 0 ] || echo "$out" | tail -n 5 | sed 's/^/#   /'
 	fi
 fi
 # Nothing is left to purge (no conffiles): dpkg --purge must agree.
