@@ -52,6 +52,16 @@ tap_skip() {
 	echo "SKIPPED: $tap_suite: $1: $2" >&2
 }
 
+# tap_skip_n N NAME WHY: N skips, "NAME test 1" to "NAME test N" (the tests
+# a mode would have run).
+tap_skip_n() {
+	tap_i=0
+	while [ $tap_i -lt "$1" ]; do
+		tap_i=$((tap_i + 1))
+		tap_skip "$2 test $tap_i" "$3"
+	done
+}
+
 tap_diag() {
 	echo "$*" | sed 's/^/# /'
 }

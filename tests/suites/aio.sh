@@ -46,11 +46,7 @@ fi
 tap_diag "$(fio --version), target ${FB_TARGET:-?}, $FB_FSTYPE on $FB_DEV"
 
 skip_rest() {	# skip_rest MODE WHY
-	i=0
-	while [ $i -lt $ntests_mode ]; do
-		tap_skip "[$1] test $((i + 1))" "$2"
-		i=$((i + 1))
-	done
+	tap_skip_n $ntests_mode "[$1]" "$2"
 }
 
 # run_fio NAME RW [FIO-OPTIONS...]: libaio, iodepth 32, O_DIRECT, 4 KiB

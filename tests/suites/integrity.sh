@@ -193,11 +193,7 @@ head -c $((prefill * mib)) /dev/urandom > "$FB_SCRATCH/rand.shared"
 head -c $((racesz * mib)) /dev/urandom > "$FB_SCRATCH/rand.race"
 for m in $modes; do
 	if [ $(($(date +%s) - t0)) -gt "$budget" ]; then
-		i=0
-		while [ $i -lt $ntests_mode ]; do
-			tap_skip "[$m] test $((i + 1))" "suite time budget of ${budget}s used up"
-			i=$((i + 1))
-		done
+		tap_skip_n $ntests_mode "[$m]" "suite time budget of ${budget}s used up"
 		continue
 	fi
 	case $m in
@@ -215,11 +211,7 @@ for m in $modes; do
 	if ! fb_mount $margs --threads 4 2> "$FB_SCRATCH/daemon.err"; then
 		if grep -q 'FUSE_PASSTHROUGH' "$FB_SCRATCH/daemon.err"; then
 			why="$FB_FSTYPE lacks passthrough: $(grep -m 1 FUSE_PASSTHROUGH "$FB_SCRATCH/daemon.err")"
-			i=0
-			while [ $i -lt $ntests_mode ]; do
-				tap_skip "[$m] test $((i + 1))" "$why"
-				i=$((i + 1))
-			done
+			tap_skip_n $ntests_mode "[$m]" "$why"
 		else
 			tap_check 1 "[$m] mount ($margs): $(head -n 1 "$FB_SCRATCH/daemon.err")"
 		fi
@@ -247,11 +239,7 @@ for m in $modes; do
 		fio_shared "$m" "$direct" 4 yes
 		trunc_race "$m" "$direct"
 	else
-		i=0
-		while [ $i -lt $((ntests_mode - 2)) ]; do
-			tap_skip "[$m] test $((i + 1))" "$conc"
-			i=$((i + 1))
-		done
+		tap_skip_n $((ntests_mode - 2)) "[$m]" "$conc"
 	fi
 	fb_umount
 	tap_check $? "[$m] unmount; the daemon exits"
