@@ -78,12 +78,7 @@ fb_use() {
 	FB_CTL=/sys/fs/${FB_FSTYPE}/connections
 	mountpoint -q "$FB_CTL" || mount -t "${FB_FSTYPE}ctl" none "$FB_CTL" 2> /dev/null
 	# devtmpfs creates the node asynchronously.
-	fb_i=0
-	while [ ! -c "$FB_DEV" ] && [ $fb_i -lt 50 ]; do
-		sleep 0.1
-		fb_i=$((fb_i + 1))
-	done
-	[ -c "$FB_DEV" ] || { echo "fb_use: $FB_DEV did not appear" >&2; return 1; }
+	fb_wait_while 50 [ ! -c "$FB_DEV" ] || { echo "fb_use: $FB_DEV did not appear" >&2; return 1; }
 	export FB_TARGET FB_DEV FB_FSTYPE FB_MODNAME FB_CTL
 }
 
@@ -123,12 +118,7 @@ fb_mount() {
 fb_umount() {
 	fb_pid=$(fb_daemon_pid)
 	timeout -k 2 20 umount "$FB_MNT" 2> /dev/null || umount -l "$FB_MNT" 2> /dev/null
-	fb_i=0
-	while [ -n "$fb_pid" ] && fb_alive "$fb_pid" && [ $fb_i -lt 100 ]; do
-		sleep 0.1
-		fb_i=$((fb_i + 1))
-	done
-	if [ -n "$fb_pid" ] && fb_alive "$fb_pid"; then
+	if [ -n "$fb_pid" ] && ! fb_wait_while 100 fb_alive "$fb_pid"; then
 		kill -9 "$fb_pid" 2> /dev/null
 		return 1
 	fi
@@ -172,6 +162,18 @@ fb_mode_args() {
 	pt-parallel) echo "--mode passthrough --parallel" ;;
 	*) echo "fb_mode_args: unknown mode $1" >&2; return 1 ;;
 	esac
+}
+
+# fb_wait_while TENTHS CMD [ARGS...]: polls CMD every 0.1 s while it
+# succeeds, TENTHS times at most; fails when CMD still succeeds at the end.
+fb_wait_while() {
+	fb_ww=$1
+	shift
+	while "$@"; do
+		[ "$fb_ww" -gt 0 ] || return 1
+		sleep 0.1
+		fb_ww=$((fb_ww - 1))
+	done
 }
 
 # fb_alive PID: PID runs (a zombie waiting for a slow reaper does not: the

@@ -86,12 +86,7 @@ io_errors() {	# the errors fio reported, one line
 }
 
 gone() {	# gone PID: PID exits within 10 s
-	n=0
-	while fb_alive "$1" && [ $n -lt 100 ]; do
-		sleep 0.1
-		n=$((n + 1))
-	done
-	! fb_alive "$1"
+	fb_wait_while 100 fb_alive "$1"
 }
 
 over_budget() {	# the cycles started at $tc ran out of time

@@ -35,23 +35,16 @@ done
 daemon_pids() {
 	pgrep -f "fbbacking.$B" | tr '\n' ' '
 }
+daemons_left() {
+	[ -n "$(daemon_pids)" ]
+}
 # wait_gone: the daemon and its supervisor exit within 10 s
 wait_gone() {
-	i=0
-	while [ -n "$(daemon_pids)" ] && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ -z "$(daemon_pids)" ]
+	fb_wait_while 100 daemons_left
 }
 # wait_unmounted DIR: nothing mounted there within 10 s
 wait_unmounted() {
-	i=0
-	while fb_mounted "$1" && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	! fb_mounted "$1"
+	fb_wait_while 100 fb_mounted "$1"
 }
 fstype_of() {
 	awk -v m="$1" '$5 == m { sub(/.* - /, ""); split($0, f, " "); t = f[1] } END { print t }' /proc/self/mountinfo
@@ -203,8 +196,7 @@ tap_check $? "run -o fd=...: refused (exit $rc)"
 
 # fusebpblk over a block device.
 modprobe loop 2> "$S/loop.err"
-i=0
-while [ ! -c /dev/loop-control ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+fb_wait_while 50 [ ! -c /dev/loop-control ]
 if truncate -s 16M "$S/blk.img" && lo=$(losetup -f --show "$S/blk.img" 2>> "$S/loop.err"); then
 	run -o blkdev,blksize=4096,fsname="$lo"
 	[ "$rc" = 0 ] && [ "$(fstype_of "$M")" = fusebpblk.fbbacking ] && echo blk > "$M/b" && [ "$(cat "$B/b")" = blk ]
