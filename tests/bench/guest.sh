@@ -16,11 +16,16 @@
 #   lat   null_blk completion delay 50 us (irqmode=2): psync randwrite 4k
 #         direct, numjobs 1 2 4 8 (latency-bound: a serialized path stays flat)
 #   aio   no delay: libaio iodepth 64 randwrite 4k direct, numjobs 1 2 4
+#   stat  as lat with numjobs 4 and the xattr daemon (attr_timeout 1 s), each
+#         FUSE variant without ("nostat") and with ("statloop") a process
+#         stat(2)ing the file in a loop: our writes change ctime, and the
+#         privilege cache must survive the refreshes (GETXATTR counted)
 # Writes one CSV line per run: workload,variant,daemon,numjobs,rep,iops
 #
 # usage: tests/bench/guest.sh OUT.csv
 # environment: FB_MODDIR, FB_MODDIR_UNPATCHED, FB_BENCH_REPS (3),
-#              FB_BENCH_RUNTIME (seconds per run, 4), FB_BENCH_QUICK=1
+#              FB_BENCH_RUNTIME (seconds per run, 4), FB_BENCH_QUICK=1,
+#              FB_BENCH_WORKLOADS ("lat aio stat")
 out=${1:?usage: guest.sh OUT.csv}
 FB_TOP=$(cd "$(dirname "$0")/../.." && pwd)
 export FB_TOP
@@ -81,7 +86,9 @@ elif grep -q 'did not offer FUSE_PASSTHROUGH' "$FB_SCRATCH/probe.err"; then
 else
 	die "stock probe mount: $(cat "$FB_SCRATCH/probe.err")"
 fi
+workloads=${FB_BENCH_WORKLOADS:-lat aio stat}
 for w in lat aio; do
+	case " $workloads " in *" $w "*) ;; *) continue ;; esac
 	case $w in
 	lat) xfs=/tmp/nbdelay jobs="1 2 4 8" ;;
 	aio) xfs=/tmp/nbfast jobs="1 2 4" ;;
@@ -138,4 +145,44 @@ for w in lat aio; do
 		done
 	done
 done
+# statloop: stat(2) the file in a loop until killed
+statloop() {
+	while :; do
+		stat -c %Z "$1" > /dev/null
+	done
+}
+case " $workloads " in
+*" stat "*)
+	xfs=/tmp/nbdelay
+	dd if=/dev/zero of="$xfs/file" bs=1M count=256 conv=fsync 2> /dev/null
+	for v in stock unpatched ours; do
+		[ $v = stock ] && [ "$stock_mode" = direct ] && continue
+		fb_use "$v" > /dev/null 2>&1 || die "cannot load $v"
+		FB_BACK=$xfs
+		fb_mount --mode passthrough --parallel --threads 4 2> "$FB_SCRATCH/mount.err" ||
+			die "mount $v (stat): $(cat "$FB_SCRATCH/mount.err")"
+		for s in nostat statloop; do
+			g0=$(fb_stat op_GETXATTR)
+			r=1
+			while [ $r -le "$reps" ]; do
+				spid=""
+				if [ $s = statloop ]; then
+					statloop "$FB_MNT/file" &
+					spid=$!
+				fi
+				iops=$(fio_iops "$FB_MNT" lat 4)
+				[ -n "$spid" ] && kill "$spid" && wait "$spid" 2> /dev/null
+				[ -n "$iops" ] || die "fio failed (stat $v $s): $(head -n 3 "$FB_SCRATCH/fio.err")"
+				echo "stat,$v,$s,4,$r,$iops" >> "$out"
+				echo "bench: stat $v $s numjobs=4 rep=$r: $iops IOPS"
+				r=$((r + 1))
+			done
+			g1=$(fb_stat op_GETXATTR)
+			echo "stat,$v,$s,getxattr,0,$((${g1:-0} - ${g0:-0}))" >> "$out"
+			echo "bench: stat $v $s: daemon saw $((${g1:-0} - ${g0:-0})) GETXATTR"
+		done
+		fb_umount
+	done
+	;;
+esac
 fb_unload_ours

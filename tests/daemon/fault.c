@@ -47,7 +47,8 @@ enum fb_fkind {
 	F_WRITE_TOO_MANY, F_READ_TOO_LONG, F_DIRENT_NAMELEN0,
 	F_DIRENT_NAMELEN_HUGE, F_DIRENT_NAMELEN_OVERRUN, F_DIRENT_SLASH,
 	F_INIT_MAJOR6, F_INIT_MINOR0, F_INIT_MAXWRITE0, F_NOTIFY_BOGUS,
-	F_NOTIFY_INVAL_UNKNOWN, F_OPEN_FAULT,
+	F_NOTIFY_INVAL_UNKNOWN, F_ERR_EIO, F_ERR_ENOMEM, F_STALL_EINTR,
+	F_OPEN_FAULT,
 };
 
 struct fb_fault {
@@ -139,6 +140,12 @@ static struct fb_fault faults[] = {
 	    "unique 0 with unknown notify code 1000: write EINVAL; correct reply follows"),
 	FLT("notify-inval-unknown", F_NOTIFY_INVAL_UNKNOWN, FC_NOTIFY, SH_ANY, FUSE_GETATTR,
 	    "NOTIFY_INVAL_INODE for a nodeid the kernel never saw: write ENOENT; correct reply follows"),
+	FLT("err-eio", F_ERR_EIO, FC_REPLACE, SH_ANY, FUSE_GETXATTR,
+	    "a well-formed EIO error instead of the answer (a transient server error): the caller gets EIO"),
+	FLT("err-enomem", F_ERR_ENOMEM, FC_REPLACE, SH_ANY, FUSE_GETXATTR,
+	    "a well-formed ENOMEM error instead of the answer: the caller gets ENOMEM"),
+	FLT("stall-eintr", F_STALL_EINTR, FC_REPLACE, SH_ANY, FUSE_GETXATTR,
+	    "no answer for 2 s, then EINTR, as a server that honours FUSE_INTERRUPT answers a killed caller"),
 	OFLT("pt-backing-id0", FB_OF_PT_ID0,
 	     "OPEN reply FOPEN_PASSTHROUGH with backing_id 0: accepted; open() gets EIO"),
 	OFLT("pt-backing-unknown", FB_OF_PT_UNKNOWN,
@@ -165,6 +172,12 @@ static struct fb_fault faults[] = {
 
 static int64_t fault_count = 1;
 static int fault_op = -1;
+static int64_t fault_uid = -1;	/* only requests of this uid (-1: any) */
+
+void fb_fault_set_uid(uint32_t uid)
+{
+	fault_uid = uid;
+}
 
 int fb_fault_add(const char *list)
 {
@@ -322,6 +335,8 @@ static struct fb_fault *fault_take(const struct fb_req *req, bool open_time)
 		if (!f->active || f->op != op ||
 		    (f->cls == FC_OPEN) != open_time)
 			continue;
+		if (fault_uid >= 0 && req->in->uid != (uint32_t)fault_uid)
+			continue;
 		if (f->shape != SH_ANY && f->shape != SH_OPEN && req->error)
 			continue;
 		if (f->shape == SH_PAYLOAD && req->outlen < 2)
@@ -461,6 +476,16 @@ static void apply(struct fb_fault *f, struct fb_req *req)
 	case F_DUP_UNIQUE:
 		send_good(req, f, len);
 		send_bad(req, f, oh, len, "duplicate reply");
+		return;
+	case F_STALL_EINTR:
+		sleep(2);
+		/* fall through */
+	case F_ERR_EIO:
+	case F_ERR_ENOMEM:
+		oh->error = f->kind == F_ERR_EIO ? -EIO :
+			    f->kind == F_ERR_ENOMEM ? -ENOMEM : -EINTR;
+		oh->len = sizeof(*oh);
+		send_bad(req, f, oh, oh->len, "error reply");
 		return;
 	case F_ERROR_PAYLOAD:
 		oh->error = -EPERM;

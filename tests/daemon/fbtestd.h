@@ -51,6 +51,11 @@ struct fb_config {
 	bool killpriv_v2;
 	bool no_xattr;
 	bool backing_direct;		/* keep O_DIRECT on backing files */
+	bool caps_in_daemon;		/* security.capability kept aside */
+	bool chmod_owner_only;		/* SETATTR mode: owner or root only */
+	unsigned int attr_timeout;	/* entry and attr validity, seconds */
+	long mode_uid;			/* opens by this uid (-1: none) ... */
+	int mode_for_uid;		/* ... get this mode instead */
 	bool foreground;
 	int threads;
 	unsigned int delay_us;
@@ -121,6 +126,7 @@ bool fb_node_is_reg(uint64_t nodeid);
 int fb_fault_add(const char *name);
 int fb_fault_set_op(const char *opname);
 void fb_fault_set_count(unsigned int count);
+void fb_fault_set_uid(uint32_t uid);
 int fb_fault_validate(void);
 void fb_fault_list(void);
 bool fb_fault_need_passthrough(void);

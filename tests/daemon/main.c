@@ -38,6 +38,8 @@ struct fb_config cfg = {
 	.fstype = "fuse",
 	.mode = FB_MODE_CACHED,
 	.threads = 4,
+	.attr_timeout = 1,
+	.mode_uid = -1,
 };
 struct fb_session sess = { .devfd = -1, .rootfd = -1 };
 struct fb_stats stats;
@@ -440,6 +442,14 @@ static void usage(FILE *f)
 "  --parallel            FOPEN_PARALLEL_DIRECT_WRITES on every open\n"
 "  --killpriv-v2         negotiate FUSE_HANDLE_KILLPRIV_V2\n"
 "  --no-xattr            answer xattr requests with ENOSYS\n"
+"  --mode-for-uid UID:MODE  opens by that uid get MODE instead (one inode\n"
+"                        in two modes, one after the other)\n"
+"  --attr-timeout SEC    entry and attribute validity (default 1)\n"
+"  --caps-in-daemon      keep security.capability as trusted.fbtestd.capability\n"
+"                        (a server whose storage keeps xattrs elsewhere: a\n"
+"                        write to the backing file does not remove it)\n"
+"  --chmod-owner-only    SETATTR of the mode from a uid other than the\n"
+"                        owner's or root's gets EPERM\n"
 "  --backing-direct      cached/direct modes: keep O_DIRECT of the caller's\n"
 "                        open on the backing file (aligned bounce buffers),\n"
 "                        as a server that honours it does\n"
@@ -454,6 +464,7 @@ static void usage(FILE *f)
 "                        GETATTR faults only hit regular files: trigger with\n"
 "                        fstat of an open file once attr_valid (1 s) expired)\n"
 "  --fault-count N       faulted requests per fault (default 1, 0 = all)\n"
+"  --fault-uid UID       only requests of that uid get the fault(s)\n"
 "  --backing-nested DIR  directory on another FUSE mount (fault bo-nested)\n"
 "  --foreground          do not fork\n"
 "  --list-faults         print the fault catalogue and exit\n");
@@ -512,11 +523,23 @@ static unsigned long parse_num(const char *opt, const char *s,
 	return v;
 }
 
+static int parse_mode(const char *opt, const char *s)
+{
+	if (!strcmp(s, "cached"))
+		return FB_MODE_CACHED;
+	if (!strcmp(s, "direct"))
+		return FB_MODE_DIRECT;
+	if (!strcmp(s, "passthrough"))
+		return FB_MODE_PASSTHROUGH;
+	fb_errmsg("bad %s mode '%s' (cached, direct or passthrough)", opt, s);
+	exit(1);
+}
+
 enum {
 	O_DEV = 256, O_FSTYPE, O_BACKING, O_MODE, O_PARALLEL, O_KILLPRIV,
 	O_NOXATTR, O_THREADS, O_DELAY, O_STATS, O_FAULT, O_FAULTOP,
 	O_FAULTCNT, O_NESTED, O_FOREGROUND, O_LOG, O_OPTS, O_LIST, O_HELP,
-	O_PIDFILE, O_BDIRECT,
+	O_PIDFILE, O_BDIRECT, O_FAULTUID, O_ATTRTMO, O_CAPSD, O_CHMODOWN, O_MODEUID,
 };
 
 static const struct option longopts[] = {
@@ -528,12 +551,17 @@ static const struct option longopts[] = {
 	{ "killpriv-v2", no_argument, NULL, O_KILLPRIV },
 	{ "no-xattr", no_argument, NULL, O_NOXATTR },
 	{ "backing-direct", no_argument, NULL, O_BDIRECT },
+	{ "attr-timeout", required_argument, NULL, O_ATTRTMO },
+	{ "caps-in-daemon", no_argument, NULL, O_CAPSD },
+	{ "chmod-owner-only", no_argument, NULL, O_CHMODOWN },
+	{ "mode-for-uid", required_argument, NULL, O_MODEUID },
 	{ "threads", required_argument, NULL, O_THREADS },
 	{ "delay-us", required_argument, NULL, O_DELAY },
 	{ "stats", required_argument, NULL, O_STATS },
 	{ "fault", required_argument, NULL, O_FAULT },
 	{ "fault-op", required_argument, NULL, O_FAULTOP },
 	{ "fault-count", required_argument, NULL, O_FAULTCNT },
+	{ "fault-uid", required_argument, NULL, O_FAULTUID },
 	{ "backing-nested", required_argument, NULL, O_NESTED },
 	{ "foreground", no_argument, NULL, O_FOREGROUND },
 	{ "log", required_argument, NULL, O_LOG },
@@ -560,16 +588,32 @@ static void parse_args(int argc, char **argv)
 			cfg.backing = optarg;
 			break;
 		case O_MODE:
-			if (!strcmp(optarg, "cached")) {
-				cfg.mode = FB_MODE_CACHED;
-			} else if (!strcmp(optarg, "direct")) {
-				cfg.mode = FB_MODE_DIRECT;
-			} else if (!strcmp(optarg, "passthrough")) {
-				cfg.mode = FB_MODE_PASSTHROUGH;
-			} else {
-				fb_errmsg("bad --mode '%s'", optarg);
+			cfg.mode = parse_mode("--mode", optarg);
+			break;
+		case O_MODEUID: {
+			char *colon = strchr(optarg, ':');
+
+			if (!colon) {
+				fb_errmsg("--mode-for-uid takes UID:MODE, not '%s'",
+					  optarg);
 				exit(1);
 			}
+			*colon = '\0';
+			cfg.mode_uid = parse_num("--mode-for-uid", optarg,
+						 UINT32_MAX - 1);
+			cfg.mode_for_uid = parse_mode("--mode-for-uid",
+						      colon + 1);
+			break;
+		}
+		case O_ATTRTMO:
+			cfg.attr_timeout = parse_num("--attr-timeout", optarg,
+						     86400);
+			break;
+		case O_CAPSD:
+			cfg.caps_in_daemon = true;
+			break;
+		case O_CHMODOWN:
+			cfg.chmod_owner_only = true;
 			break;
 		case O_PARALLEL:
 			cfg.parallel = true;
@@ -602,6 +646,10 @@ static void parse_args(int argc, char **argv)
 		case O_FAULTOP:
 			if (fb_fault_set_op(optarg) < 0)
 				exit(1);
+			break;
+		case O_FAULTUID:
+			fb_fault_set_uid(parse_num("--fault-uid", optarg,
+						   UINT32_MAX - 1));
 			break;
 		case O_FAULTCNT:
 			fb_fault_set_count(parse_num("--fault-count", optarg,

@@ -331,8 +331,8 @@ static int do_lookup(struct fb_req *req, struct fb_node *parent,
 		close(fd);
 
 	e->generation = 0;
-	e->entry_valid = 1;
-	e->attr_valid = 1;
+	e->entry_valid = cfg.attr_timeout;
+	e->attr_valid = cfg.attr_timeout;
 	fill_attr(&e->attr, &st);
 	req->entry_nodeid = e->nodeid;
 	return 0;
@@ -356,7 +356,7 @@ static void reply_attr_stat(struct fb_req *req, const struct stat *st)
 	struct fuse_attr_out ao;
 
 	memset(&ao, 0, sizeof(ao));
-	ao.attr_valid = 1;
+	ao.attr_valid = cfg.attr_timeout;
 	fill_attr(&ao.attr, st);
 	memcpy(reply_alloc(req, attr_out_size()), &ao, attr_out_size());
 }
@@ -453,6 +453,12 @@ static void op_setattr(struct fb_req *req, struct fb_node *node)
 		res = kill_suidgid(fd, node);
 		if (res < 0)
 			goto err;
+	}
+	if ((valid & FATTR_MODE) && cfg.chmod_owner_only && req->in->uid &&
+	    (fstatat(node->fd, "", &st, AT_EMPTY_PATH) < 0 ||
+	     st.st_uid != req->in->uid)) {
+		res = -EPERM;
+		goto err;
 	}
 	if (valid & FATTR_MODE) {
 		res = fd >= 0 ? fchmod(fd, si->mode & 07777) :
@@ -857,9 +863,18 @@ static void node_backing_put(struct fb_node *n)
 	node_put(n);
 }
 
+/* the mode an open gets: --mode, or --mode-for-uid's for that uid */
+static int req_mode(const struct fb_req *req)
+{
+	if (cfg.mode_uid >= 0 && req->in->uid == (uint32_t)cfg.mode_uid)
+		return cfg.mode_for_uid;
+	return cfg.mode;
+}
+
 static int open_finish(struct fb_req *req, int fd, struct fuse_open_out *oo,
 		       uint64_t nodeid)
 {
+	int mode = req_mode(req);
 	struct fb_file *f;
 	struct fb_fault *flt = NULL;
 	int id = 0, r;
@@ -871,7 +886,7 @@ static int open_finish(struct fb_req *req, int fd, struct fuse_open_out *oo,
 		return -ENOMEM;
 	}
 	f->fd = fd;
-	f->direct = cfg.mode != FB_MODE_PASSTHROUGH &&
+	f->direct = mode != FB_MODE_PASSTHROUGH &&
 		    (fcntl(fd, F_GETFL) & O_DIRECT);
 	memset(oo, 0, sizeof(*oo));
 
@@ -889,7 +904,7 @@ static int open_finish(struct fb_req *req, int fd, struct fuse_open_out *oo,
 		oo->backing_id = id;
 		if (close_id)
 			f->backing_id = id;
-	} else if (cfg.mode == FB_MODE_PASSTHROUGH) {
+	} else if (mode == FB_MODE_PASSTHROUGH) {
 		f->node = node_get(nodeid);
 		r = f->node ? node_backing_get(f->node, fd) : -ESTALE;
 		if (r < 0) {
@@ -902,7 +917,7 @@ static int open_finish(struct fb_req *req, int fd, struct fuse_open_out *oo,
 		oo->open_flags |= FOPEN_PASSTHROUGH;
 		oo->backing_id = r;
 		fb_atomic_inc(&stats.passthrough_opens);
-	} else if (cfg.mode == FB_MODE_DIRECT) {
+	} else if (mode == FB_MODE_DIRECT) {
 		oo->open_flags |= FOPEN_DIRECT_IO;
 	}
 	if (cfg.parallel)
@@ -921,14 +936,14 @@ static void file_free(struct fb_file *f)
 	free(f);
 }
 
-static int backing_flags(uint32_t flags)
+static int backing_flags(const struct fb_req *req, uint32_t flags)
 {
 	flags &= ~(O_CREAT | O_EXCL | O_NOCTTY | O_NOFOLLOW);
 	/*
 	 * our own I/O uses the unaligned request buffers: no O_DIRECT unless
 	 * the kernel does the I/O itself (passthrough) or we bounce
 	 */
-	if (cfg.mode != FB_MODE_PASSTHROUGH && !cfg.backing_direct)
+	if (req_mode(req) != FB_MODE_PASSTHROUGH && !cfg.backing_direct)
 		flags &= ~O_DIRECT;
 	return flags | O_CLOEXEC;
 }
@@ -941,7 +956,7 @@ static void op_open(struct fb_req *req, struct fb_node *node)
 	int fd, r;
 
 	procpath(p, sizeof(p), node->fd);
-	fd = open(p, backing_flags(oi->flags));
+	fd = open(p, backing_flags(req, oi->flags));
 	if (fd < 0) {
 		reply_err(req, errno);
 		return;
@@ -969,7 +984,7 @@ static void op_create(struct fb_req *req, struct fb_node *node)
 	int fd, r;
 
 	fd = openat(node->fd, name,
-		    backing_flags(ci->flags) | O_CREAT | (ci->flags & O_EXCL),
+		    backing_flags(req, ci->flags) | O_CREAT | (ci->flags & O_EXCL),
 		    ci->mode & 07777);
 	if (fd < 0) {
 		reply_err(req, errno);
@@ -1278,6 +1293,24 @@ static void op_fallocate(struct fb_req *req)
 		reply_err(req, 0);
 }
 
+static void op_copy_file_range(struct fb_req *req)
+{
+	const struct fuse_copy_file_range_in *ci = (const void *)req->arg;
+	struct fb_file *in = (void *)(uintptr_t)ci->fh_in;
+	struct fb_file *out = (void *)(uintptr_t)ci->fh_out;
+	loff_t off_in = ci->off_in, off_out = ci->off_out;
+	struct fuse_write_out *wo;
+	ssize_t n;
+
+	n = copy_file_range(in->fd, &off_in, out->fd, &off_out, ci->len, 0);
+	if (n < 0) {
+		reply_err(req, errno);
+		return;
+	}
+	wo = reply_alloc(req, sizeof(*wo));
+	wo->size = n;
+}
+
 static void op_lseek(struct fb_req *req)
 {
 	const struct fuse_lseek_in *li = (const void *)req->arg;
@@ -1308,10 +1341,18 @@ static void xattr_size_reply(struct fb_req *req, ssize_t n, uint32_t size)
 	}
 }
 
+/* --caps-in-daemon: where security.capability is kept */
+static const char *xattr_name(const char *name)
+{
+	if (cfg.caps_in_daemon && !strcmp(name, "security.capability"))
+		return "trusted.fbtestd.capability";
+	return name;
+}
+
 static void op_getxattr(struct fb_req *req, struct fb_node *node)
 {
 	const struct fuse_getxattr_in *gi = (const void *)req->arg;
-	const char *name = req->arg + sizeof(*gi);
+	const char *name = xattr_name(req->arg + sizeof(*gi));
 	uint32_t size = gi->size;
 	char p[64];
 
@@ -1345,7 +1386,7 @@ static void op_setxattr(struct fb_req *req, struct fb_node *node)
 	char p[64];
 
 	procpath(p, sizeof(p), node->fd);
-	if (setxattr(p, name, value, si->size, si->flags) < 0)
+	if (setxattr(p, xattr_name(name), value, si->size, si->flags) < 0)
 		reply_err(req, errno);
 	else
 		reply_err(req, 0);
@@ -1356,7 +1397,7 @@ static void op_removexattr(struct fb_req *req, struct fb_node *node)
 	char p[64];
 
 	procpath(p, sizeof(p), node->fd);
-	if (removexattr(p, req->arg) < 0)
+	if (removexattr(p, xattr_name(req->arg)) < 0)
 		reply_err(req, errno);
 	else
 		reply_err(req, 0);
@@ -1648,6 +1689,9 @@ void fb_dispatch(struct fb_req *req)
 		break;
 	case FUSE_LSEEK:
 		op_lseek(req);
+		break;
+	case FUSE_COPY_FILE_RANGE:
+		op_copy_file_range(req);
 		break;
 	case FUSE_GETXATTR:
 		op_getxattr(req, node);

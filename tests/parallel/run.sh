@@ -90,5 +90,6 @@ echo "# backing on $(stat -f -c %T "$back"), kernel $(uname -r), expect $expect"
 "$here/uffd_pwrite" -t "$timeout_ms" \
 	"$back/control:inside:parallel" \
 	"$work/pt/f:inside:$pt_expect" \
+	"$work/pt/f:splice:$pt_expect" \
 	"$work/pt/f:extend:serial" \
 	"$work/dio/f:inside:parallel"

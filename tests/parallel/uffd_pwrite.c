@@ -20,6 +20,9 @@
  * usage: uffd_pwrite [-t TIMEOUT_MS] FILE:MODE:EXPECT...
  *   MODE    inside  B writes inside the file (does not extend it)
  *           extend  B writes at the end of file (extends it)
+ *           splice  B splices one page from a pipe inside the file, asking
+ *                   for SPLICE_LEN bytes (more than the file holds past
+ *                   B's offset): the write moves only what the pipe holds
  *   EXPECT  parallel  B must complete while A is blocked
  *           serial    B must still wait when the timeout expires
  *           any       only report what happened
@@ -55,6 +58,7 @@
 #define B_OFFSET	(64 * 1024)
 #define FAULT_WAIT_MS	10000
 #define WATCHDOG_S	120
+#define SPLICE_LEN	(2 * MIN_SIZE)
 
 struct writer {
 	int fd;
@@ -63,14 +67,34 @@ struct writer {
 	ssize_t ret;
 	int err;
 	int done_pipe;		/* write end, -1 if none */
+	bool splice;		/* splice(2) from a pipe instead of pwrite */
 };
+
+/* One page through a pipe, asking splice(2) for SPLICE_LEN bytes */
+static ssize_t splice_page(int fd, const void *buf, off_t off)
+{
+	loff_t pos = off;
+	int p[2];
+	ssize_t r = -1;
+
+	if (pipe(p) < 0)
+		return -1;
+	if (write(p[1], buf, PAGE) == PAGE)
+		r = splice(p[0], NULL, fd, &pos, SPLICE_LEN, 0);
+	close(p[0]);
+	close(p[1]);
+	return r;
+}
 
 static void *writer_fn(void *arg)
 {
 	struct writer *w = arg;
 	char c = 1;
 
-	w->ret = pwrite(w->fd, w->buf, PAGE, w->off);
+	if (w->splice)
+		w->ret = splice_page(w->fd, w->buf, w->off);
+	else
+		w->ret = pwrite(w->fd, w->buf, PAGE, w->off);
 	w->err = w->ret < 0 ? errno : 0;
 	if (w->done_pipe >= 0 && write(w->done_pipe, &c, 1) != 1)
 		w->err = errno;
@@ -124,7 +148,8 @@ fail:
  * Run one case.  Returns 1 if B completed while A was blocked, 0 if it was
  * still waiting at the timeout, -1 on error (with a diagnostic).
  */
-static int run_case(const char *path, bool extend, int timeout_ms)
+static int run_case(const char *path, bool extend, bool splice,
+		    int timeout_ms)
 {
 	struct uffdio_api api = { .api = UFFD_API, .features = 0 };
 	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
@@ -231,6 +256,7 @@ static int run_case(const char *path, bool extend, int timeout_ms)
 	}
 	b.fd = fd;
 	b.buf = bbuf;
+	b.splice = splice;
 	b.done_pipe = pipefd[1];
 	if (pthread_create(&tb, NULL, writer_fn, &b)) {
 		fprintf(stderr, "# pthread_create B failed\n");
@@ -293,7 +319,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: uffd_pwrite [-t TIMEOUT_MS] FILE:MODE:EXPECT...\n"
-		"  MODE: inside | extend    EXPECT: parallel | serial | any\n");
+		"  MODE: inside | extend | splice    EXPECT: parallel | serial | any\n");
 	exit(2);
 }
 
@@ -324,7 +350,7 @@ int main(int argc, char **argv)
 		char *spec = strdup(argv[i]);
 		char *expect = spec ? strrchr(spec, ':') : NULL;
 		char *mode;
-		bool extend, ok;
+		bool extend, splice = false, ok;
 		int r;
 
 		if (!expect)
@@ -338,13 +364,15 @@ int main(int argc, char **argv)
 			extend = false;
 		else if (!strcmp(mode, "extend"))
 			extend = true;
+		else if (!strcmp(mode, "splice"))
+			extend = false, splice = true;
 		else
 			usage();
 		if (strcmp(expect, "parallel") && strcmp(expect, "serial") &&
 		    strcmp(expect, "any"))
 			usage();
 
-		r = run_case(spec, extend, timeout_ms);
+		r = run_case(spec, extend, splice, timeout_ms);
 		if (r < 0)
 			ok = false;
 		else if (!strcmp(expect, "any"))
@@ -354,6 +382,7 @@ int main(int argc, char **argv)
 		failed += !ok;
 		printf("%sok %d - %s %s write: B %s while A blocked (expected %s)\n",
 		       ok ? "" : "not ", i - optind + 1, spec,
+		       splice ? "non-extending splice" :
 		       extend ? "extending" : "non-extending",
 		       r < 0 ? "error" : r ? "completed" : "waited",
 		       expect);

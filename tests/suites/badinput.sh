@@ -39,6 +39,7 @@ export LC_ALL
 #                  ls (fault used up) must list everything
 #           write64k 64 KiB in one write(2) must work and reach the daemon
 #                  as 4 KiB WRITEs at most (>= 16 of them)
+#           getxattr getfattr -n user.fb on the file (GETXATTR)
 table='
 # fault                 mode         trigger   caller        daemon
 hdr-short-write         cached       fstat     ok            EINVAL
@@ -85,6 +86,9 @@ bo-padding              passthrough  cat       EINVAL        bo:EINVAL
 bo-nocap                passthrough  cat       EPERM         bo:EPERM
 bo-nested               passthrough  cat       ELOOP         bo:ELOOP
 bo-badfd                passthrough  cat       EBADF         bo:EBADF
+err-eio                 cached       getxattr  EIO           0
+err-enomem              cached       getxattr  ENOMEM        0
+stall-eintr             cached       getxattr  EINTR         0
 '
 
 nents=20		# directory entries besides "file"
@@ -114,6 +118,8 @@ errtext() {
 	EINVAL) echo "Invalid argument" ;;
 	ELOOP) echo "Too many levels of symbolic links" ;;
 	ECONNREFUSED) echo "Connection refused" ;;
+	ENOMEM) echo "Cannot allocate memory" ;;
+	EINTR) echo "Interrupted system call" ;;
 	*) echo "errno $1" ;;
 	esac
 }
@@ -189,6 +195,9 @@ trig() {
 		;;
 	statfs)
 		timeout -k 2 20 stat -f -c %b "$FB_MNT"
+		;;
+	getxattr)
+		timeout -k 2 20 getfattr -n user.fb --only-values "$f"
 		;;
 	ls | lstrunc)
 		timeout -k 2 20 ls -A "$FB_MNT" > "$FB_SCRATCH/ls.out"

@@ -5,6 +5,8 @@
 # takes; does writer B get through (tests/parallel/run.sh, uffd_pwrite)?
 #   - passthrough + FOPEN_PARALLEL_DIRECT_WRITES, B non-extending: must get
 #     through on ours; must wait on stock and on the unpatched base
+#   - the same with B a splice(2) of one page asking for 2 MiB: must get
+#     through on ours (fb2 on); must wait on stock and the unpatched base
 #   - passthrough, B extending: must wait everywhere
 #   - FOPEN_DIRECT_IO + FOPEN_PARALLEL_DIRECT_WRITES, B non-extending: gets
 #     through everywhere (upstream behaviour kept)
@@ -39,6 +41,8 @@ result() { grep -q "^ok $1 " "$out"; echo $?; }
 tap_check "$(result 1)" "control: non-extending B on the XFS backing file itself completes while A is blocked"
 tap_new "$(result 2)" "passthrough + FOPEN_PARALLEL_DIRECT_WRITES: non-extending B completes while A is blocked" \
 	"upstream takes the inode lock exclusively for every passthrough write"
-tap_check "$(result 3)" "passthrough: extending B waits while A is blocked"
-tap_check "$(result 4)" "FOPEN_DIRECT_IO + FOPEN_PARALLEL_DIRECT_WRITES: non-extending B completes while A is blocked"
+tap_new "$(result 3)" "passthrough + FOPEN_PARALLEL_DIRECT_WRITES: a non-extending splice B (asking for more than the file holds) completes while A is blocked" \
+	"upstream takes the inode lock exclusively for every passthrough splice write"
+tap_check "$(result 4)" "passthrough: extending B waits while A is blocked"
+tap_check "$(result 5)" "FOPEN_DIRECT_IO + FOPEN_PARALLEL_DIRECT_WRITES: non-extending B completes while A is blocked"
 tap_done
