@@ -45,7 +45,7 @@ patch_list() {
 # Fingerprint of everything that decides the generated tree.
 fingerprint() {
 	{
-		echo "base=$base version=$UPSTREAM_VERSION tree=$TREE_SHA256 series=$series_mode"
+		echo "base=$base version=$UPSTREAM_VERSION release=$FB_RELEASE tree=$TREE_SHA256 series=$series_mode"
 		for p in $(patch_list); do
 			echo "${p#"$top"/} $(sha256 "$p")"
 		done
