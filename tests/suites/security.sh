@@ -165,14 +165,20 @@ fi
 if mount_pt --attr-timeout 1; then
 	head -c 16M /dev/zero > "$FB_MNT/f"
 	uwrite 1
+	m0=$(stat -c %y "$FB_BACK/f")
 	ufio oob --size=16m --time_based --runtime=4 --thinktime=2000 &
 	fpid=$!
-	sleep 1.5
+	# fio has the file open once its first write shows in the backing file
+	i=0
+	while [ "$(stat -c %y "$FB_BACK/f")" = "$m0" ] && [ $i -lt 200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
 	chmod 4777 "$FB_BACK/f"
 	wait $fpid
 	frc=$?
 	m=$(mode_of)
-	tap_diag "fio exit $frc; mode after 2.5 s more of writes: $m"
+	tap_diag "fio exit $frc; mode after its writes: $m (first write seen after $i polls)"
 	[ $frc = 0 ] && [ "$m" = 777 ]
 	tap_new $? "suid added out of band under a steady write stream: removed after the attribute timeout (mode $m)" \
 		"upstream decides with the cached mode, which nothing refreshes during the writes"
@@ -181,7 +187,9 @@ fi
 
 # 3. Our own writes change ctime; a stat loop beside 4 writers refreshes the
 # attributes all the time. At most one GETXATTR per attribute timeout (1 s)
-# and inode, plus the first check and one for margin.
+# and inode, plus the first check and one for margin. The writers pause
+# 20 ms between writes: a refresh whose reply crosses a write is dropped as
+# stale, so without pauses almost none would be applied.
 if mount_pt --attr-timeout 1; then
 	uwrite 1
 	(
@@ -193,7 +201,8 @@ if mount_pt --attr-timeout 1; then
 	spid=$!
 	before=$(fb_stat op_GETXATTR)
 	t0=$(date +%s)
-	ufio statloop --size=8k --numjobs=4 --time_based --runtime=4
+	ufio statloop --size=8k --numjobs=4 --time_based --runtime=4 \
+		--thinktime=20000
 	frc=$?
 	t1=$(date +%s)
 	after=$(fb_stat op_GETXATTR)
