@@ -188,7 +188,7 @@ fi
 # 3. Our own writes change ctime; a stat loop beside 4 writers refreshes the
 # attributes all the time. At most one GETXATTR per attribute timeout (1 s)
 # and inode, plus the first check and one for margin. The writers pause
-# 20 ms between writes: a refresh whose reply crosses a write is dropped as
+# 200 ms between writes: a refresh whose reply crosses a write is dropped as
 # stale, so without pauses almost none would be applied.
 if mount_pt --attr-timeout 1; then
 	uwrite 1
@@ -202,7 +202,7 @@ if mount_pt --attr-timeout 1; then
 	before=$(fb_stat op_GETXATTR)
 	t0=$(date +%s)
 	ufio statloop --size=8k --numjobs=4 --time_based --runtime=4 \
-		--thinktime=20000
+		--thinktime=200000
 	frc=$?
 	t1=$(date +%s)
 	after=$(fb_stat op_GETXATTR)
