@@ -32,8 +32,10 @@ tap_suite="pkg-repo"
 
 name=fuse-backport
 made_noauto=""
+host_touched=""
 
 pt_cleanup() {
+	[ -n "$host_touched" ] || return 0
 	for p in $name-dkms $name-tools; do
 		apt-mark unhold "$p" > /dev/null 2>&1
 		[ "$(pt_deb_state "$p")" = not-installed ] || dpkg --purge "$p" > /dev/null 2>&1
@@ -45,11 +47,12 @@ pt_cleanup() {
 	[ -z "$made_noauto" ] || rm -f /etc/dkms/no-autoinstall
 }
 
+# The builds, the repositories and dnf touch nothing of the host's: the
+# shared lock (tests/pkg/lib.sh) is taken only for the apt part, below.
+pt_lock=${TMPDIR:-/tmp}/fb-pkg-repo.lock
 pt_init "signed repositories" reprepro createrepo_c rpmsign gpg apt-get dpkg-buildpackage rpmbuild
+rm -f "$pt_lock"
 ver=$(pt_version)
-if [ "$(pt_deb_state $name-dkms)" != not-installed ] || [ "$(pt_deb_state $name-tools)" != not-installed ]; then
-	pt_cleanup
-fi
 
 # --- the key, and two builds ---------------------------------------------------
 export GNUPGHOME="$pt_tmp/gnupg"
@@ -110,6 +113,77 @@ gpg --batch --verify "$repo/rpm/repodata/repomd.xml.asc" "$repo/rpm/repodata/rep
 	rpm -qp --qf '%{SIGPGP:pgpsig}%{RSAHEADER:pgpsig}\n' "$repo"/rpm/$name-dkms-*.rpm 2> /dev/null | grep -q -i "${fpr#????????????????????????}"
 tap_check $? "rpm: repomd.xml.asc verifies, the packages carry our key's signature"
 
+# --- dnf ------------------------------------------------------------------------
+dnf_part() {
+stub=$pt_tmp/stub
+mkdir -p "$stub/SPECS" "$stub/repo"
+{
+	printf 'Name: fb-test-provides\nVersion: 1\nRelease: 1\nSummary: stub\nLicense: GPL-2.0-only\nBuildArch: noarch\n'
+	printf 'Provides: dkms = 3.0.10\nProvides: kernel-devel\nProvides: bash\nProvides: make\nProvides: /bin/sh\n'
+	for f in "$repo"/rpm/*.rpm; do rpm -qpR "$f" 2> /dev/null; done | sort -u |
+		grep -E '^(libc\.so|rtld)' | sed 's/^/Provides: /'
+	printf '%%description\nWhat fuse-backport needs, provided by nothing (test stub).\n%%files\n'
+} > "$stub/SPECS/stub.spec"
+rpmbuild -bb --define "_topdir $stub" "$stub/SPECS/stub.spec" > "$stub/build.log" 2>&1 &&
+	cp "$stub"/RPMS/noarch/*.rpm "$stub/repo/" && createrepo_c -q "$stub/repo"
+mkdir -p "$pt_tmp/yum.repos.d" "$pt_tmp/root"
+cat > "$pt_tmp/yum.repos.d/fb.repo" << EOF
+[fuse-backport]
+name=fuse-backport
+baseurl=file://$repo/rpm
+gpgcheck=1
+repo_gpgcheck=1
+gpgkey=file://$repo/RPM-GPG-KEY-fuse-backport
+
+[stub]
+name=stub
+baseurl=file://$stub/repo
+gpgcheck=0
+EOF
+printf '[main]\nreposdir=%s\ncachedir=%s\ntsflags=noscripts\ninstall_weak_deps=0\n' \
+	"$pt_tmp/yum.repos.d" "$pt_tmp/dnfcache" > "$pt_tmp/dnf.conf"
+dnf_() { dnf -y -c "$pt_tmp/dnf.conf" --installroot="$pt_tmp/root" --releasever=12 "$@"; }
+q_() { rpm --root "$pt_tmp/root" -q --qf '%{VERSION}\n' "$1" 2> /dev/null; }
+dnf_ install "$name-dkms-$ver" "$name-tools-$ver" > "$pt_tmp/dnf-in.log" 2>&1
+rc=$?
+[ $rc = 0 ] && [ "$(q_ $name-dkms)" = "$ver" ] && [ "$(q_ $name-tools)" = "$ver" ]
+tap_check $? "dnf --installroot install $name-dkms-$ver $name-tools-$ver (gpgcheck, repo_gpgcheck)"
+grep -E -i 'Importing GPG key|Installing *:.*fuse-backport|fuse-backport-(dkms|tools)-[0-9]' "$pt_tmp/dnf-in.log" | sort -u | sed 's/^/# /'
+[ $rc = 0 ] || pt_log "$pt_tmp/dnf-in.log" 15
+dnf_ upgrade > "$pt_tmp/dnf-up.log" 2>&1
+rc=$?
+[ $rc = 0 ] && [ "$(q_ $name-dkms)" = "$ver2" ] && [ "$(q_ $name-tools)" = "$ver2" ]
+tap_check $? "dnf upgrade: $ver -> $ver2"
+grep -E -i 'Upgrading *:.*fuse-backport|Upgraded:|fuse-backport-(dkms|tools)-[0-9]' "$pt_tmp/dnf-up.log" | sort -u | sed 's/^/# /'
+[ $rc = 0 ] || pt_log "$pt_tmp/dnf-up.log" 15
+dnf_ downgrade "$name-dkms-$ver" "$name-tools-$ver" > "$pt_tmp/dnf-down.log" 2>&1
+rc=$?
+[ $rc = 0 ] && [ "$(q_ $name-dkms)" = "$ver" ] && [ "$(q_ $name-tools)" = "$ver" ]
+tap_check $? "dnf downgrade $name-dkms-$ver: back at $ver"
+grep -E -i 'Downgrading *:.*fuse-backport|Downgraded:|fuse-backport-(dkms|tools)-[0-9]' "$pt_tmp/dnf-down.log" | sort -u | sed 's/^/# /'
+[ $rc = 0 ] || pt_log "$pt_tmp/dnf-down.log" 15
+if dnf_ versionlock --help > /dev/null 2>&1; then
+	dnf_ versionlock add $name-dkms > /dev/null 2>&1
+	dnf_ upgrade > "$pt_tmp/dnf-lock.log" 2>&1
+	[ "$(q_ $name-dkms)" = "$ver" ]
+	tap_check $? "dnf versionlock add $name-dkms: dnf upgrade leaves it at $ver"
+else
+	tap_skip "dnf versionlock" "the versionlock plugin (dnf-plugins-core) is not installed"
+fi
+}
+if command -v dnf > /dev/null; then
+	dnf_part
+else
+	tap_skip "dnf --installroot install, upgrade, downgrade" "no dnf (apt install dnf)"
+fi
+
+# The host's dpkg and DKMS from here on: the lock the package tests share.
+exec 8>> /var/lock/fuse-backport-dkms.lock
+flock 8
+host_touched=1
+if [ "$(pt_deb_state $name-dkms)" != not-installed ] || [ "$(pt_deb_state $name-tools)" != not-installed ]; then
+	pt_cleanup
+fi
 # --- apt ------------------------------------------------------------------------
 a=$pt_tmp/apt
 mkdir -p "$a/lists/partial" "$a/none"
@@ -183,65 +257,4 @@ apt_ purge -y $name-dkms $name-tools > "$pt_tmp/apt-purge.log" 2>&1
 [ "$(pt_deb_state $name-dkms)" = not-installed ] && ! dkms status -m $name | grep -q .
 tap_check $? "apt purge: nothing of ours left"
 
-# --- dnf ------------------------------------------------------------------------
-if ! command -v dnf > /dev/null; then
-	tap_skip "dnf --installroot install, upgrade, downgrade" "no dnf (apt install dnf)"
-	tap_done
-	exit
-fi
-stub=$pt_tmp/stub
-mkdir -p "$stub/SPECS" "$stub/repo"
-{
-	printf 'Name: fb-test-provides\nVersion: 1\nRelease: 1\nSummary: stub\nLicense: GPL-2.0-only\nBuildArch: noarch\n'
-	printf 'Provides: dkms = 3.0.10\nProvides: kernel-devel\nProvides: bash\nProvides: make\nProvides: /bin/sh\n'
-	for f in "$repo"/rpm/*.rpm; do rpm -qpR "$f" 2> /dev/null; done | sort -u |
-		grep -E '^(libc\.so|rtld)' | sed 's/^/Provides: /'
-	printf '%%description\nWhat fuse-backport needs, provided by nothing (test stub).\n%%files\n'
-} > "$stub/SPECS/stub.spec"
-rpmbuild -bb --define "_topdir $stub" "$stub/SPECS/stub.spec" > "$stub/build.log" 2>&1 &&
-	cp "$stub"/RPMS/noarch/*.rpm "$stub/repo/" && createrepo_c -q "$stub/repo"
-mkdir -p "$pt_tmp/yum.repos.d" "$pt_tmp/root"
-cat > "$pt_tmp/yum.repos.d/fb.repo" << EOF
-[fuse-backport]
-name=fuse-backport
-baseurl=file://$repo/rpm
-gpgcheck=1
-repo_gpgcheck=1
-gpgkey=file://$repo/RPM-GPG-KEY-fuse-backport
-
-[stub]
-name=stub
-baseurl=file://$stub/repo
-gpgcheck=0
-EOF
-printf '[main]\nreposdir=%s\ncachedir=%s\ntsflags=noscripts\ninstall_weak_deps=0\n' \
-	"$pt_tmp/yum.repos.d" "$pt_tmp/dnfcache" > "$pt_tmp/dnf.conf"
-dnf_() { dnf -y -c "$pt_tmp/dnf.conf" --installroot="$pt_tmp/root" --releasever=12 "$@"; }
-q_() { rpm --root "$pt_tmp/root" -q --qf '%{VERSION}\n' "$1" 2> /dev/null; }
-dnf_ install "$name-dkms-$ver" "$name-tools-$ver" > "$pt_tmp/dnf-in.log" 2>&1
-rc=$?
-[ $rc = 0 ] && [ "$(q_ $name-dkms)" = "$ver" ] && [ "$(q_ $name-tools)" = "$ver" ]
-tap_check $? "dnf --installroot install $name-dkms-$ver $name-tools-$ver (gpgcheck, repo_gpgcheck)"
-grep -E -i 'Importing GPG key|Installing *:.*fuse-backport|fuse-backport-(dkms|tools)-[0-9]' "$pt_tmp/dnf-in.log" | sort -u | sed 's/^/# /'
-[ $rc = 0 ] || pt_log "$pt_tmp/dnf-in.log" 15
-dnf_ upgrade > "$pt_tmp/dnf-up.log" 2>&1
-rc=$?
-[ $rc = 0 ] && [ "$(q_ $name-dkms)" = "$ver2" ] && [ "$(q_ $name-tools)" = "$ver2" ]
-tap_check $? "dnf upgrade: $ver -> $ver2"
-grep -E -i 'Upgrading *:.*fuse-backport|Upgraded:|fuse-backport-(dkms|tools)-[0-9]' "$pt_tmp/dnf-up.log" | sort -u | sed 's/^/# /'
-[ $rc = 0 ] || pt_log "$pt_tmp/dnf-up.log" 15
-dnf_ downgrade "$name-dkms-$ver" "$name-tools-$ver" > "$pt_tmp/dnf-down.log" 2>&1
-rc=$?
-[ $rc = 0 ] && [ "$(q_ $name-dkms)" = "$ver" ] && [ "$(q_ $name-tools)" = "$ver" ]
-tap_check $? "dnf downgrade $name-dkms-$ver: back at $ver"
-grep -E -i 'Downgrading *:.*fuse-backport|Downgraded:|fuse-backport-(dkms|tools)-[0-9]' "$pt_tmp/dnf-down.log" | sort -u | sed 's/^/# /'
-[ $rc = 0 ] || pt_log "$pt_tmp/dnf-down.log" 15
-if dnf_ versionlock --help > /dev/null 2>&1; then
-	dnf_ versionlock add $name-dkms > /dev/null 2>&1
-	dnf_ upgrade > "$pt_tmp/dnf-lock.log" 2>&1
-	[ "$(q_ $name-dkms)" = "$ver" ]
-	tap_check $? "dnf versionlock add $name-dkms: dnf upgrade leaves it at $ver"
-else
-	tap_skip "dnf versionlock" "the versionlock plugin (dnf-plugins-core) is not installed"
-fi
 tap_done
