@@ -42,7 +42,9 @@ done
 [ "$target" = "$read_for" ] && exit 1
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-why=$(FB_IN_AUTOINSTALL_CHECK=1 bash "$top/scripts/flavor.sh" "$target" "/lib/modules/$target/build" 2>&1 > /dev/null)
+# dkms_tree: as dkms sources it (dkms.conf's Secure Boot check is DKMS's).
+why=$(FB_IN_AUTOINSTALL_CHECK=1 dkms_tree=${dkms_tree:-/var/lib/dkms} \
+	bash "$top/scripts/flavor.sh" "$target" "/lib/modules/$target/build" 2>&1 > /dev/null)
 [ $? = 3 ] || exit 1
 said=/run/fuse-backport-dkms/said.$pid.$target
 if [ ! -e "$said" ]; then

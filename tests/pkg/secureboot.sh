@@ -146,6 +146,15 @@ else
 			[ "$before" = "$after" ] && [ ! -e "/var/lib/dkms/fuse-backport/$ver/$dropk" ]
 		tap_check $? "dkms build -k $dropk, Secure Boot on, key not enrolled: skipped (status $rc), nothing built, modprobe still finds ${after:-nothing}"
 		echo "$out" | grep 'fuse-backport:' | head -n 1 | sed 's/^/# /'
+		# What a kernel's headers hook runs (dkms 3.0.10's autoinstall fails
+		# on an excluded kernel unless dkms.conf takes us out of it).
+		out=$(PATH="$tmp/bin:$PATH" FB_STUB_SB=$on FB_STUB_KEY="CERT is not enrolled" FB_SB_CERT=$cert \
+			dkms autoinstall --kernelver "$dropk" 2>&1)
+		rc=$?
+		[ $rc = 0 ] && echo "$out" | grep -q "not building for .*stock fuse module stays in use" &&
+			[ ! -e "/var/lib/dkms/fuse-backport/$ver/$dropk" ]
+		tap_check $? "dkms autoinstall --kernelver $dropk, same state: exit $rc, our line, nothing built (dkms $(dkms --version 2> /dev/null))"
+		[ $rc = 0 ] || echo "$out" | tail -n 4 | sed 's/^/#   /'
 	fi
 fi
 tap_done
