@@ -42,13 +42,15 @@ pt_cleanup() {
 	remove_fakes
 	# the headers the autoinstall test took away come back
 	if [ -n "${hdr_k:-}" ] && [ "$(pt_deb_state "linux-headers-$hdr_k")" != installed ]; then
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$hdr_deb" > /dev/null 2>&1 ||
+		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 install -y -q "$hdr_deb" > /dev/null 2>&1 ||
 			echo "# WARNING: could not reinstall linux-headers-$hdr_k from $hdr_deb" >&2
 	fi
-	if [ "$(pt_deb_state $pkg)" != not-installed ]; then
-		DEBIAN_FRONTEND=noninteractive apt-get purge -y -q $pkg > /dev/null 2>&1 ||
-			dpkg --purge --force-all $pkg > /dev/null 2>&1
-	fi
+	for p in $pkg fuse-backport-tools; do
+		if [ "$(pt_deb_state "$p")" != not-installed ]; then
+			DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 purge -y -q "$p" > /dev/null 2>&1 ||
+				dpkg --purge --force-all "$p" > /dev/null 2>&1
+		fi
+	done
 	for v in $(dkms status -m $name 2> /dev/null | sed -n "s|^$name/\([^,:]*\).*|\1|p" | sort -u); do
 		dkms remove -m $name -v "$v" --all > /dev/null 2>&1
 	done
@@ -101,8 +103,11 @@ tap_check $? "dkms.conf without the headers lists every module of ours ($mods_no
 
 # shellcheck source=backports/6.12/pin
 . "$top/backports/6.12/pin"
-grep -q "$DEBIAN_PACKAGE (= $DEBIAN_VERSION)" debian/control
-tap_check $? "debian/control build-depends on the pinned $DEBIAN_PACKAGE $DEBIAN_VERSION"
+orig_linux=$pt_tmp/out1/${name}_$ver.orig-linux.tar.xz
+! grep -q "$DEBIAN_PACKAGE" debian/control && [ -f "$orig_linux" ] &&
+	grep -q "${name}_$ver.orig-linux.tar.xz" "$pt_tmp"/out1/*.dsc &&
+	tar -tJf "$orig_linux" | grep -q "^linux-$UPSTREAM_VERSION/fs/fuse/file.c$"
+tap_check $? "the kernel files ride in the source package ($(basename "$orig_linux"), in the .dsc); no $DEBIAN_PACKAGE build dependency"
 
 dpkg-deb -c "$deb1" | awk '{ print $6 }' | sed 's|^\./|/|' > "$pt_tmp/files1"
 src=/usr/src/$name-$ver
@@ -116,10 +121,10 @@ tap_check $? "its tree is patched at package build time ($(grep -c '^patch=' "$p
 
 deps=$(dpkg-deb -f "$deb1" Depends)
 arch=$(dpkg-deb -f "$deb1" Architecture)
-sugg=$(dpkg-deb -f "$deb1" Suggests)
+sugg=$(dpkg-deb -f "$deb1" Recommends)
 echo "$deps" | grep -q 'dkms' && echo "$deps" | grep -q 'linux-headers-generic' &&
 	[ "$arch" = all ] && [ "$sugg" = fuse-backport-tools ]
-tap_check $? "control: Architecture $arch; Depends: $deps; Suggests: $sugg"
+tap_check $? "control: Architecture $arch; Depends: $deps; Recommends: $sugg"
 
 mkdir "$pt_tmp/ctl"
 dpkg-deb -e "$deb1" "$pt_tmp/ctl"
@@ -133,9 +138,17 @@ else
 fi
 
 # --- install ------------------------------------------------------------------
-DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$deb1" > "$pt_tmp/install1.log" 2>&1
+tools1=""
+for f in "$pt_tmp/out1/fuse-backport-tools_$ver"-*.deb; do
+	[ -f "$f" ] && tools1=$f
+done
+# shellcheck disable=SC2086 # no tools .deb: nothing
+DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 install -y -q "$deb1" $tools1 > "$pt_tmp/install1.log" 2>&1
 rc=$?
-tap_check $rc "apt install $(basename "$deb1") exits 0"
+tap_check $rc "apt install $(basename "$deb1") $(basename "${tools1:-(no tools .deb)}") exits 0"
+tv=$(fuse-backport --version 2>&1)
+[ -n "$tools1" ] && echo "$tv" | grep -q "$ver" && [ -x /usr/sbin/mount.fusebp ]
+tap_check $? "fuse-backport-tools: fuse-backport --version says $ver ($tv), mount.fusebp is there"
 [ $rc = 0 ] || pt_log "$pt_tmp/install1.log" 15
 [ "$(pt_deb_state $pkg)" = installed ]
 tap_check $? "dpkg: $pkg is installed and configured ($(pt_deb_state $pkg))"
@@ -213,10 +226,10 @@ if [ -z "$hdr_k" ]; then
 		"no installed drop-in kernel whose headers .deb is in apt's cache or the archive"
 else
 	dkms remove -m $name -v "$ver" -k "$hdr_k" > /dev/null 2>&1
-	DEBIAN_FRONTEND=noninteractive dpkg -r "linux-headers-$hdr_k" > "$pt_tmp/hdr-rm.log" 2>&1
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 remove -y -q "linux-headers-$hdr_k" > "$pt_tmp/hdr-rm.log" 2>&1
 	[ -z "$(our_modules "$hdr_k")" ] && [ ! -e "/lib/modules/$hdr_k/build/include" ]
 	tap_check $? "$hdr_k: our build and linux-headers-$hdr_k removed (the starting point)"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$hdr_deb" > "$pt_tmp/hdr-in.log" 2>&1
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 install -y -q "$hdr_deb" > "$pt_tmp/hdr-in.log" 2>&1
 	rc=$?
 	tap_check $rc "apt install $(basename "$hdr_deb") exits 0"
 	[ $rc = 0 ] || pt_log "$pt_tmp/hdr-in.log" 15
@@ -296,7 +309,7 @@ printf 'CONFIG_MODULES=y\nCONFIG_FUSE_FS=y\nCONFIG_MODULE_SIG=y\n' > "/usr/src/l
 ln -sfn "/usr/src/linux-headers-$fake7" "/lib/modules/$fake7/build"
 
 if [ -n "$deb2" ]; then
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$deb2" > "$pt_tmp/install2.log" 2>&1
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 install -y -q "$deb2" > "$pt_tmp/install2.log" 2>&1
 	rc=$?
 	tap_check $rc "apt upgrade $debver1 -> $ver2-1 exits 0"
 	[ $rc = 0 ] || pt_log "$pt_tmp/install2.log" 15
@@ -338,7 +351,7 @@ dkms status -m $name 2> /dev/null | grep -q -e $fake7 -e $nohdr && dkms remove -
 # so the required probe HAVE_MISC_DYNAMIC_MINOR fails (scripts/build.sh
 # would exit 3). Their postinst runs DKMS's hook as Debian's headers do.
 if [ -n "$deb2" ] && pt_fake_headers_deb $gatek "$pt_tmp/fake" 2> "$pt_tmp/fake.log"; then
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$pt_tmp/fake/linux-headers-$gatek.deb" \
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 install -y -q "$pt_tmp/fake/linux-headers-$gatek.deb" \
 		> "$pt_tmp/gate.log" 2>&1
 	rc=$?
 	tap_check $rc "apt install headers of $gatek (required probe fails, ours installed) exits 0 (dkms $(dpkg-query -W -f '${Version}' dkms))"
@@ -360,7 +373,7 @@ fi
 gone_k=""
 if [ -n "$hdr_k" ] && [ -n "$deb2" ]; then
 	before=$(our_modules "$hdr_k")
-	DEBIAN_FRONTEND=noninteractive dpkg -r "linux-headers-$hdr_k" > "$pt_tmp/hdr-rm2.log" 2>&1
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 remove -y -q "linux-headers-$hdr_k" > "$pt_tmp/hdr-rm2.log" 2>&1
 	[ ! -e "/lib/modules/$hdr_k/build/.config" ] &&
 		echo "$before" | grep -q /cuse.ko && echo "$before" | grep -q /virtiofs.ko && echo "$before" | grep -q /fuse.ko
 	tap_check $? "$hdr_k: headers removed, with fuse, cuse and virtiofs of ours installed"
@@ -368,7 +381,7 @@ if [ -n "$hdr_k" ] && [ -n "$deb2" ]; then
 fi
 
 # --- remove, purge ------------------------------------------------------------
-DEBIAN_FRONTEND=noninteractive apt-get remove -y -q $pkg > "$pt_tmp/remove.log" 2>&1
+DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 remove -y -q $pkg fuse-backport-tools > "$pt_tmp/remove.log" 2>&1
 rc=$?
 tap_check $rc "apt remove $pkg exits 0"
 [ $rc = 0 ] || pt_log "$pt_tmp/remove.log"
@@ -406,7 +419,7 @@ if [ -n "${dropin_vm_k:-}" ]; then
 	fi
 fi
 # Nothing is left to purge (no conffiles): dpkg --purge must agree.
-dpkg --purge $pkg > "$pt_tmp/purge.log" 2>&1
+dpkg --purge $pkg fuse-backport-tools > "$pt_tmp/purge.log" 2>&1
 rc=$?
 [ $rc = 0 ] && [ "$(pt_deb_state $pkg)" = not-installed ]
 tap_check $? "dpkg --purge: dpkg knows nothing of $pkg"
