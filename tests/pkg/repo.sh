@@ -35,6 +35,7 @@ made_noauto=""
 host_touched=""
 
 pt_cleanup() {
+	[ -z "${GNUPGHOME:-}" ] || gpgconf --kill gpg-agent > /dev/null 2>&1
 	[ -n "$host_touched" ] || return 0
 	for p in $name-dkms $name-tools; do
 		apt-mark unhold "$p" > /dev/null 2>&1
@@ -59,6 +60,7 @@ export GNUPGHOME="$pt_tmp/gnupg"
 mkdir -m 700 "$GNUPGHOME"
 gpg --batch --passphrase '' --quick-gen-key "fuse-backport test repository <repo@fuse-backport.invalid>" \
 	rsa3072 sign never > "$pt_tmp/gpg.log" 2>&1
+gpg --batch --check-trustdb > /dev/null 2>&1
 fpr=$(gpg --batch --with-colons --list-secret-keys | awk -F: '$1 == "fpr" { print $10; exit }')
 [ -n "$fpr" ]
 tap_check $? "a throw-away signing key ($fpr)"
@@ -68,9 +70,9 @@ build() { # DIR VERSION
 	mkdir -p "$1/src"
 	git ls-files | while IFS= read -r f; do [ -e "$f" ] && printf '%s\n' "$f"; done > "$1/list"
 	tar -cf - -T "$1/list" | tar -C "$1/src" -xf -
-	if [ "$2" != "$ver" ]; then
-		(
-			cd "$1/src" || exit 1
+	(
+		cd "$1/src" || exit 1
+		if [ "$2" != "$ver" ]; then
 			sed -i "s/^FB_RELEASE=.*/FB_RELEASE=${2##*fb}/" backports/6.12/pin
 			m=$(sed -n 's/^Maintainer: //p' debian/control)
 			{
@@ -84,9 +86,9 @@ build() { # DIR VERSION
 - Test build.\\
 " "$s"
 			done
-			git init -q && git add -A && git -c user.name=t -c user.email=t@t.invalid commit -q -m "$2"
-		) || return 1
-	fi
+		fi
+		git init -q && git add -A && git -c user.name=t -c user.email=t@t.invalid commit -q -m "$2"
+	) || return 1
 	OUT=$1/pkg LINTIAN=0 RPMLINT=0 sh "$1/src/scripts/pkg-deb.sh" > "$1/deb.log" 2>&1 &&
 		OUT=$1/pkg RPMLINT=0 sh "$1/src/scripts/pkg-rpm.sh" > "$1/rpm.log" 2>&1
 }
