@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Signed package repositories from the packages in build/pkg (make deb, make
-# rpm), with a key the operator gives: an apt repository made by reprepro
+# rpm), with a key the operator gives: an apt repository made by aptly
 # (Release signed, every version kept, so that an older one can be installed
 # again) and a dnf/yum repository made by createrepo_c, its packages signed by
 # rpmsign and its repomd.xml by gpg (repo_gpgcheck). Run again with newer
@@ -25,8 +25,8 @@ codename=${CODENAME:-bookworm}
 key=${REPO_KEY:-}
 
 [ -n "$key" ] || die "set REPO_KEY to the signing key (a fingerprint in your GnuPG keyring)"
-for t in reprepro createrepo_c rpmsign gpg; do
-	command -v $t > /dev/null || die "needs $t (apt install reprepro createrepo-c rpm gnupg)"
+for t in aptly createrepo_c rpmsign gpg; do
+	command -v $t > /dev/null || die "needs $t (apt install aptly createrepo-c rpm gnupg)"
 done
 gpg --batch --list-secret-keys "$key" > /dev/null 2>&1 || die "no secret key '$key' in the GnuPG keyring ${GNUPGHOME:-~/.gnupg}"
 fpr=$(gpg --batch --with-colons --list-secret-keys "$key" | awk -F: '$1 == "fpr" { print $10; exit }')
@@ -47,31 +47,39 @@ gpg --batch --yes --export "$fpr" > "$out/fuse-backport.gpg"
 gpg --batch --yes --armor --export "$fpr" > "$out/RPM-GPG-KEY-fuse-backport"
 
 # --- apt --------------------------------------------------------------------
+# aptly, not reprepro: bookworm's reprepro (5.3) keeps one version of a
+# package per distribution, and a rollback needs the older one there too.
+# aptly's local repository keeps every version added; it publishes to OUT/apt.
 if [ -n "$debs" ]; then
-	mkdir -p "$out/apt/conf"
-	# Limit: 0 keeps every version (reprepro's default keeps one).
-	cat > "$out/apt/conf/distributions" <<-EOF
-	Origin: fuse-backport
-	Label: fuse-backport
-	Codename: $codename
-	Architectures: amd64 i386 arm64
-	Components: main
-	Limit: 0
-	Description: fuse-backport packages
-	SignWith: $fpr
+	mkdir -p "$out/aptly"
+	cat > "$out/aptly.conf" <<-EOF
+	{
+	  "rootDir": "$out/aptly",
+	  "gpgProvider": "gpg",
+	  "architectures": ["amd64"],
+	  "FileSystemPublishEndpoints": { "repo": { "rootDir": "$out/apt", "linkMethod": "copy" } }
+	}
 	EOF
+	a() { aptly -config="$out/aptly.conf" "$@"; }
+	a repo show fuse-backport > /dev/null 2>&1 ||
+		a repo create -distribution="$codename" -component=main fuse-backport > /dev/null
+	# shellcheck disable=SC2086 # a list of files
+	a repo add fuse-backport $debs > "$out/aptly-add.log" 2>&1 || {
+		cat "$out/aptly-add.log" >&2
+		die "aptly repo add failed"
+	}
 	for f in $debs; do
-		p=$(dpkg-deb -f "$f" Package)
-		v=$(dpkg-deb -f "$f" Version)
-		if reprepro -b "$out/apt" -A "$(dpkg-deb -f "$f" Architecture | sed 's/^all$/amd64/')" \
-			list "$codename" "$p" 2> /dev/null | grep -q " $v$"; then
-			echo "repo: apt: $p $v is there already"
-			continue
-		fi
-		reprepro -b "$out/apt" includedeb "$codename" "$f" > /dev/null
-		echo "repo: apt: $p $v"
+		echo "repo: apt: $(dpkg-deb -f "$f" Package) $(dpkg-deb -f "$f" Version)"
 	done
-	reprepro -b "$out/apt" export "$codename" > /dev/null
+	if a publish list -raw 2> /dev/null | grep -q "^filesystem:repo:\. $codename$"; then
+		a publish update -batch -gpg-key="$fpr" "$codename" filesystem:repo:. > "$out/aptly-pub.log" 2>&1
+	else
+		a publish repo -batch -gpg-key="$fpr" -architectures=amd64 fuse-backport filesystem:repo:. \
+			> "$out/aptly-pub.log" 2>&1
+	fi || {
+		cat "$out/aptly-pub.log" >&2
+		die "aptly publish failed"
+	}
 fi
 
 # --- dnf --------------------------------------------------------------------
@@ -84,7 +92,8 @@ if [ -n "$rpms" ]; then
 			continue
 		fi
 		cp "$f" "$out/rpm/$b.tmp"
-		rpmsign --addsign --define "_gpg_name $fpr" "$out/rpm/$b.tmp" > /dev/null ||
+		rpmsign --addsign --define "_gpg_name $fpr" --define "__gpg $(command -v gpg)" \
+			"$out/rpm/$b.tmp" > /dev/null 2>&1 ||
 			die "rpmsign failed on $b"
 		mv "$out/rpm/$b.tmp" "$out/rpm/$b"
 		echo "repo: rpm: $b (signed)"

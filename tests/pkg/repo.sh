@@ -51,7 +51,7 @@ pt_cleanup() {
 # The builds, the repositories and dnf touch nothing of the host's: the
 # shared lock (tests/pkg/lib.sh) is taken only for the apt part, below.
 pt_lock=${TMPDIR:-/tmp}/fb-pkg-repo.lock
-pt_init "signed repositories" reprepro createrepo_c rpmsign gpg apt-get dpkg-buildpackage rpmbuild
+pt_init "signed repositories" aptly createrepo_c rpmsign gpg apt-get dpkg-buildpackage rpmbuild
 rm -f "$pt_lock"
 ver=$(pt_version)
 
