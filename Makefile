@@ -26,7 +26,7 @@ endif
 
 .PHONY: all deps deps-test import modules check-build check-tools check-vm \
 	check bench demo dkms-install checkpatch clean distclean \
-	deps-pkg deb rpm kmod-deb
+	deps-pkg deb rpm kmod-deb repo
 
 all: modules
 
@@ -76,6 +76,11 @@ rpm:
 
 kmod-deb: import
 	SIGN_KEY="$(SIGN_KEY)" SIGN_CERT="$(SIGN_CERT)" sh scripts/kmod-deb.sh $(KVER) $(KDIR)
+
+# Signed apt and dnf repositories of build/pkg in build/repo (README.md,
+# "Repositories"): REPO_KEY is the operator's GnuPG signing key.
+repo:
+	REPO_KEY="$(REPO_KEY)" sh scripts/repo.sh
 
 
 checkpatch: import

@@ -12,6 +12,14 @@
 #                                   DKMS MOK pair /var/lib/dkms/mok.key, mok.pub
 #              REVISION             Debian revision (default 1)
 #              OUT                  output directory (default build/pkg)
+#              SOURCE_DATE_EPOCH    the changelog's date and every file's
+#                                   mtime (default: debian/changelog's date):
+#                                   the same inputs make the same bytes
+# Also fuse-backport-modules-FLAVOUR (e.g. -amd64, -cloud-amd64), the meta
+# package that follows the kernel flavour as linux-image-FLAVOUR does: it
+# depends on this kernel's modules package, and its version (the kernel
+# headers package's, then ours) rises with a kernel upgrade, so that a
+# repository carrying the new kernel's modules upgrades it and pulls them in.
 # Exit status 3: this kernel is not served (scripts/build.sh said why).
 set -eu
 
@@ -31,8 +39,12 @@ name=fuse-backport-modules-$kver
 case $name in *[!a-z0-9.+-]*) pkg_die "'$kver' does not make a valid package name" ;; esac
 arch=$(dpkg --print-architecture)
 
+SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(dpkg-parsechangelog -l "$top/debian/changelog" -S Timestamp)}
+export SOURCE_DATE_EPOCH
+
+# The build directory stays between runs (kbuild redoes what changed).
 work=$out/kmod-work/$kver
-rm -rf "$work"
+rm -rf "$work/root" "$work/meta"
 mkdir -p "$work/build"
 rc=0
 SRC=$top/src/upstream BUILD=$work/build sh "$top/scripts/build.sh" "$kver" "$kdir" > "$work/build.log" 2>&1 || rc=$?
@@ -89,7 +101,7 @@ maint=$(sed -n 's/^Maintainer: //p' "$top/debian/control")
 	echo "fuse-backport $ver built for Linux $kver ($flavor flavor: $modules), by make kmod-deb." |
 		fold -s -w 72 | sed -e 's/ *$//' -e '1s/^/  * /' -e '2,$s/^/    /'
 	echo
-	echo " -- $maint  $(date -R)"
+	echo " -- $maint  $(LC_ALL=C date -u -d "@$SOURCE_DATE_EPOCH" '+%a, %d %b %Y %H:%M:%S +0000')"
 } > "$work/changelog"
 gzip -n -9 -c "$work/changelog" > "$root/usr/share/doc/$name/changelog.Debian.gz"
 
@@ -101,7 +113,9 @@ gzip -n -9 -c "$work/changelog" > "$root/usr/share/doc/$name/changelog.Debian.gz
 	echo "Maintainer: $maint"
 	echo "Installed-Size: $(du -sk "$root" | cut -f1)"
 	echo "Depends: linux-image-$kver | linux-image-$kver-unsigned"
+	echo "Recommends: fuse-backport-tools"
 	echo "Conflicts: fuse-backport-dkms"
+	echo "Provides: fuse-backport-modules (= $ver)"
 	echo "Section: kernel"
 	echo "Priority: optional"
 	echo "Description: patched Linux FUSE module, prebuilt for Linux $kver"
@@ -139,3 +153,41 @@ mkdir -p "$out"
 deb=$out/${name}_$ver-${rev}_$arch.deb
 dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" > /dev/null
 echo "kmod-deb: $deb:$files"
+
+# The meta package of the flavour: "6.1.0-57-cloud-amd64" -> cloud-amd64,
+# "6.12.95+deb12-amd64" -> amd64.
+flavour=$(echo "$kver" | sed 's/^[0-9][^-]*-\([0-9][0-9]*-\)\{0,1\}//')
+kpv=$(dpkg-query -W -f '${Version}' "linux-headers-$kver" 2> /dev/null) ||
+	kpv=$(echo "$kver" | sed 's/^\([0-9][0-9.]*\).*/\1/')
+case $kpv in *-*) ;; *) kpv=$kpv-0 ;; esac
+if [ -n "$flavour" ] && [ "$flavour" != "$kver" ]; then
+	mname=fuse-backport-modules-$flavour
+	mroot=$work/meta
+	mkdir -p "$mroot/DEBIAN" "$mroot/usr/share/doc/$mname" "$mroot/usr/share/lintian/overrides"
+	cp "$top/debian/copyright" "$mroot/usr/share/doc/$mname/copyright"
+	sed "1s/^$name ($ver-$rev)/$mname ($kpv+$ver-$rev)/" "$work/changelog" |
+		gzip -n -9 > "$mroot/usr/share/doc/$mname/changelog.Debian.gz"
+	echo "$mname: initial-upload-closes-no-bugs" > "$mroot/usr/share/lintian/overrides/$mname"
+	{
+		echo "Package: $mname"
+		echo "Source: fuse-backport"
+		echo "Version: $kpv+$ver-$rev"
+		echo "Architecture: $arch"
+		echo "Maintainer: $maint"
+		echo "Installed-Size: $(du -sk "$mroot" | cut -f1)"
+		echo "Depends: $name (= $ver-$rev)"
+		echo "Recommends: linux-image-$flavour"
+		echo "Section: kernel"
+		echo "Priority: optional"
+		echo "Description: patched Linux FUSE module for the latest $flavour kernel (meta package)"
+		echo "Depends on the fuse-backport modules built for the newest $flavour kernel," \
+			"now $kver, and follows it on kernel upgrades as linux-image-$flavour" \
+			"does." | fold -s -w 78 | sed -e 's/ *$//' -e 's/^/ /'
+	} > "$mroot/DEBIAN/control"
+	(cd "$mroot" && find . -path ./DEBIAN -prune -o -type f -print | sed 's|^\./||' | LC_ALL=C sort |
+		xargs md5sum) > "$work/md5sums"
+	mv "$work/md5sums" "$mroot/DEBIAN/md5sums"
+	mdeb=$out/${mname}_$kpv+$ver-${rev}_$arch.deb
+	dpkg-deb --root-owner-group -Zxz --build "$mroot" "$mdeb" > /dev/null
+	echo "kmod-deb: $mdeb"
+fi

@@ -5,7 +5,7 @@
 # the package build), then lintian them. Output in build/pkg/.
 #
 # usage: scripts/pkg-deb.sh
-# environment: UPSTREAM_TARBALL  the pinned kernel tarball, when linux-source-6.12
+# environment: UPSTREAM_TARBALL  the pinned kernel tarball, or a kernel.org one
 #                                at the pinned version is not installed
 #                                (default: taken from its .deb, fetched by apt)
 #              OUT               output directory (default build/pkg)
@@ -35,34 +35,43 @@ pkg_clean_tree "$src"
 
 # The upstream tarball of this source package: everything but debian/.
 (cd "$work" && tar --exclude="fuse-backport-$ver/debian" --sort=name --owner=0 --group=0 \
+	--mtime="@$(dpkg-parsechangelog -l "$src/debian/changelog" -S Timestamp)" \
 	-cJf "fuse-backport_$ver.orig.tar.xz" "fuse-backport-$ver")
 
-# The kernel tarball: from the build dependency when it is installed, else
-# through the build profile that takes UPSTREAM_TARBALL.
+# The kernel files the build imports, as the component tarball orig-linux
+# (unpacked by dpkg-source into linux/): taken from the pinned tarball
+# (UPSTREAM_TARBALL, else the one in the pinned linux-source .deb), only what
+# import.sh reads. import.sh checks it at build time against the pin.
 # shellcheck source=backports/6.12/pin
 . "$top/backports/6.12/pin"
-set --
-if [ -n "${UPSTREAM_TARBALL:-}" ] ||
-   [ "$(dpkg-query -W -f '${Version}' "$DEBIAN_PACKAGE" 2> /dev/null)" != "$DEBIAN_VERSION" ]; then
-	UPSTREAM_TARBALL=$(pkg_upstream "$work/upstream")
-	export UPSTREAM_TARBALL
-	set -- -Ppkg.fuse-backport.upstream-tarball
-	echo "deb: kernel tarball $UPSTREAM_TARBALL (build profile pkg.fuse-backport.upstream-tarball)"
+tarball=$(pkg_upstream "$work/upstream")
+ltop=$(tar -tf "$tarball" | head -n 1 | cut -d/ -f1)
+mkdir -p "$work/linux-x"
+tar -C "$work/linux-x" -xf "$tarball" "$ltop/Makefile" "$ltop/fs/fuse" "$ltop/include/uapi/linux/fuse.h" \
+	"$ltop/scripts/checkpatch.pl" "$ltop/scripts/spelling.txt" "$ltop/scripts/const_structs.checkpatch" ||
+	pkg_die "$tarball lacks the files the import needs"
+mv "$work/linux-x/$ltop" "$work/linux-x/linux-$UPSTREAM_VERSION"
+(cd "$work/linux-x" && tar --sort=name --owner=0 --group=0 \
+	--mtime="@$(dpkg-parsechangelog -l "$src/debian/changelog" -S Timestamp)" \
+	-cJf "../fuse-backport_$ver.orig-linux.tar.xz" "linux-$UPSTREAM_VERSION")
+mv "$work/linux-x/linux-$UPSTREAM_VERSION" "$src/linux"
+rm -rf "$work/linux-x" "$work/upstream"
+if [ -n "${UPSTREAM_TARBALL:-}" ]; then
+	echo "deb: kernel files from $UPSTREAM_TARBALL"
 fi
+unset UPSTREAM_TARBALL
 
 echo "deb: building fuse-backport $debver"
-(cd "$src" && dpkg-buildpackage -us -uc "$@") > "$work/build.log" 2>&1 || {
+(cd "$src" && dpkg-buildpackage -us -uc) > "$work/build.log" 2>&1 || {
 	tail -n 30 "$work/build.log" >&2
 	pkg_die "dpkg-buildpackage failed (log: $work/build.log)"
 }
-rm -rf "$work/upstream"
-
 mkdir -p "$out"
 for f in "$work"/*.deb "$work"/*.dsc "$work"/*.tar.* "$work"/*.changes "$work"/*.buildinfo; do
 	[ -f "$f" ] && mv "$f" "$out/"
 done
 changes=$out/fuse-backport_${debver}_$(dpkg --print-architecture).changes
-for f in "$out"/fuse-backport*"$debver"* "$out/fuse-backport_$ver.orig.tar.xz"; do
+for f in "$out"/fuse-backport*"$debver"* "$out/fuse-backport_$ver".orig*.tar.xz; do
 	echo "deb: $f"
 done
 

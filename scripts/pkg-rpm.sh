@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Build the noarch RPM fuse-backport-dkms from a clean tree (the tracked
 # files; the import runs in %build, on the pinned kernel tarball given as
-# Source1), then rpmlint it. Output in build/pkg/.
+# Source1) and the arch-dependent fuse-backport-tools from the same tarball,
+# then rpmlint them. Output in build/pkg/.
 #
 # usage: scripts/pkg-rpm.sh
 # environment: UPSTREAM_TARBALL  the pinned kernel tarball (default: taken
@@ -41,21 +42,38 @@ rpmbuild -bb --nodeps --define "_topdir $work" \
 	tail -n 30 "$work/build.log" >&2
 	pkg_die "rpmbuild failed (log: $work/build.log)"
 }
+# The tools, arch-dependent, from the same source tarball.
+tspec=$top/rpm/fuse-backport-tools.spec
+[ "$(sed -n 's/^Version:[[:space:]]*//p' "$tspec")" = "$ver" ] ||
+	pkg_die "rpm/fuse-backport-tools.spec is not at $ver: update Version and %changelog"
+rpmbuild -bb --nodeps --define "_topdir $work" "$tspec" > "$work/build-tools.log" 2>&1 || {
+	tail -n 30 "$work/build-tools.log" >&2
+	pkg_die "rpmbuild of the tools failed (log: $work/build-tools.log)"
+}
 rm -rf "$work/upstream" "$work/BUILD"
 mkdir -p "$out"
 rpm=""
-for f in "$work"/RPMS/noarch/*.rpm; do
+trpm=""
+for f in "$work"/RPMS/noarch/*.rpm "$work"/RPMS/*/fuse-backport-tools-[0-9]*.rpm; do
+	[ -f "$f" ] || continue
 	mv "$f" "$out/"
-	rpm=$out/$(basename "$f")
-	echo "rpm: $rpm"
+	case $f in */noarch/*) rpm=$out/$(basename "$f") ;; *) trpm=$out/$(basename "$f") ;; esac
+	echo "rpm: $out/$(basename "$f")"
 done
-[ -n "$rpm" ] || pkg_die "rpmbuild made no package (log: $work/build.log)"
+if [ -z "$rpm" ] || [ -z "$trpm" ]; then
+	pkg_die "rpmbuild made no package (logs: $work/build*.log)"
+fi
 
 if [ "${RPMLINT:-1}" != 0 ] && command -v rpmlint > /dev/null; then
 	# Filters, each with its reason: rpm/fuse-backport-dkms.rpmlintrc.
-	if rpmlint -r "$top/rpm/fuse-backport-dkms.rpmlintrc" "$spec" "$rpm"; then
+	# Warnings count too (rpmlint exits 0 on them).
+	if rpmlint -r "$top/rpm/fuse-backport-dkms.rpmlintrc" "$spec" "$rpm" > "$work/lint.log" 2>&1 &&
+		rpmlint -r "$top/rpm/fuse-backport-tools.rpmlintrc" "$tspec" "$trpm" >> "$work/lint.log" 2>&1 &&
+		! grep -q ': [EW]: ' "$work/lint.log"; then
+		grep -E 'checked;' "$work/lint.log"
 		echo "rpm: rpmlint clean"
 	else
+		cat "$work/lint.log" >&2
 		pkg_die "rpmlint found problems"
 	fi
 fi

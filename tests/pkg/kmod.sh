@@ -7,6 +7,9 @@
 # apt remove takes it away again. The administrator's own key
 # (SIGN_KEY/SIGN_CERT) signs instead when given; the drop-in flavor on a 6.1
 # kernel; a kernel we do not serve stops with one line and exit status 3.
+# The meta package fuse-backport-modules-FLAVOUR depends on the kernel's
+# modules package; packaging is reproducible (SOURCE_DATE_EPOCH), shown by
+# packaging again from the same build (the compile itself is not repeated).
 #
 # usage: tests/pkg/kmod.sh [KVER]      (default 6.12.95+deb12-amd64)
 set -u
@@ -84,6 +87,27 @@ comp=""
 grep -qx 'CONFIG_MODULE_COMPRESS_XZ=y' "/lib/modules/$kver/build/.config" && comp=.xz
 [ -f "$pt_tmp/x$rel$comp" ]
 tap_check $? "compressed as the kernel does its own (fusebp.ko$comp)"
+
+# The flavour's meta package, and the same bytes again from the same inputs.
+flavour=$(echo "$kver" | sed 's/^[0-9][^-]*-\([0-9][0-9]*-\)\{0,1\}//')
+meta=""
+for f in "$pt_tmp/out/fuse-backport-modules-${flavour}_"*.deb; do
+	[ -f "$f" ] && meta=$f
+done
+[ -n "$meta" ] && [ "$(dpkg-deb -f "$meta" Depends)" = "$pkg (= $ver-1)" ] &&
+	dpkg-deb -f "$deb" Provides | grep -q '^fuse-backport-modules (= ' &&
+	lintian --fail-on error,warning "$meta" > "$pt_tmp/lintian-meta.log" 2>&1
+tap_check $? "meta package fuse-backport-modules-$flavour $(dpkg-deb -f "$meta" Version 2> /dev/null): Depends $pkg (= $ver-1), lintian clean; $pkg Provides fuse-backport-modules"
+mkdir -p "$pt_tmp/first"
+cp "$pt_tmp"/out/*.deb "$pt_tmp/first/"
+sleep 1
+OUT=$pt_tmp/out sh scripts/kmod-deb.sh "$kver" > "$pt_tmp/build2.log" 2>&1
+same=0
+for f in "$pt_tmp"/first/*.deb; do
+	cmp -s "$f" "$pt_tmp/out/${f##*/}" || same=1
+done
+dpkg-deb --fsys-tarfile "$deb" | tar -tvf - | grep -q -v "$(LC_ALL=C date -u -d "@$(dpkg-parsechangelog -S Timestamp)" '+%Y-%m-%d')" && same=1
+tap_check $same "reproducible packaging: a second make kmod-deb (kbuild had nothing to redo) gives the same bytes; every mtime is SOURCE_DATE_EPOCH (debian/changelog's date)"
 
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$deb" > "$pt_tmp/install.log" 2>&1
 rc=$?

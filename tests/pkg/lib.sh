@@ -14,6 +14,14 @@
 #   pt_tree_missing LIST SRC   the generated DKMS tree is in LIST (a path a
 #                       line) under SRC; what is not goes to $pt_missing
 #   pt_tree_clean LIST SRC     nothing built or foreign under SRC in LIST
+#   pt_fake_headers_deb KVER DIR   build DIR/linux-headers-KVER.deb: the
+#                       headers of an installed Debian 6.1 kernel (its
+#                       -common package stays the real one) under another
+#                       name, whose autoconf.h hides <linux/miscdevice.h>, so
+#                       the required probe HAVE_MISC_DYNAMIC_MINOR fails; its
+#                       postinst runs /etc/kernel/header_postinst.d as
+#                       Debian's does. Sets pt_fake_real (the kernel copied);
+#                       fails when no such kernel is installed
 
 # apt and DKMS on this host are shared with tests/dkms/run.sh and the other
 # package tests: one at a time.
@@ -82,4 +90,41 @@ pt_tree_missing() {
 
 pt_tree_clean() {
 	! grep -E -q "^$2/(build/|tests/|debian/|rpm/)|\.(o|ko|cmd)$" "$1"
+}
+
+pt_fake_headers_deb() {
+	pt_fake_real=""
+	for d in /usr/src/linux-headers-6.1.*-amd64; do
+		case $d in *-rt-* | *-cloud-*) continue ;; esac
+		[ -f "$d/.config" ] && pt_fake_real=${d#/usr/src/linux-headers-}
+	done
+	[ -n "$pt_fake_real" ] || return 1
+	common=$(dpkg-query -S "/usr/src/linux-headers-$pt_fake_real" 2> /dev/null | sed -n 's/:.*//p' | head -n 1)
+	common=$(dpkg-query -W -f '${Depends}' "$common" 2> /dev/null | tr ',' '\n' |
+		sed -n 's/^ *\(linux-headers-[^ ]*-common\).*/\1/p' | head -n 1)
+	r=$2/root
+	rm -rf "$r"
+	mkdir -p "$r/DEBIAN" "$r/usr/src" "$r/lib/modules/$1"
+	cp -a "/usr/src/linux-headers-$pt_fake_real" "$r/usr/src/linux-headers-$1" || return 1
+	h=$r/usr/src/linux-headers-$1/include
+	sed -i "s/$pt_fake_real/$1/" "$h/config/kernel.release" "$h/generated/utsrelease.h"
+	printf '\n/* fuse-backport test: these headers lack <linux/miscdevice.h> */\n#define _LINUX_MISCDEVICE_H\n' \
+		>> "$h/generated/autoconf.h"
+	ln -s "/usr/src/linux-headers-$1" "$r/lib/modules/$1/build"
+	cat > "$r/DEBIAN/control" <<-EOF
+	Package: linux-headers-$1
+	Version: 1
+	Architecture: amd64
+	Maintainer: fuse-backport tests <fuse-backport@fuse-backport.invalid>
+	Depends: ${common:-linux-headers-$pt_fake_real}
+	Section: kernel
+	Priority: optional
+	Description: fake headers whose probe HAVE_MISC_DYNAMIC_MINOR fails (fuse-backport test)
+	 Copied from linux-headers-$pt_fake_real.
+	EOF
+	# shellcheck disable=SC2016
+	printf '#!/bin/sh\nset -e\n[ "$1" = configure ] || exit 0\nif [ -d /etc/kernel/header_postinst.d ]; then\n\trun-parts --report --exit-on-error --arg=%s /etc/kernel/header_postinst.d\nfi\n' \
+		"$1" > "$r/DEBIAN/postinst"
+	chmod 755 "$r/DEBIAN/postinst"
+	dpkg-deb --root-owner-group -Znone --build "$r" "$2/linux-headers-$1.deb" > /dev/null
 }

@@ -1,0 +1,160 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Secure Boot decision (scripts/secureboot.sh, and dkms.conf acting on it)
+# with mokutil FAKED by a PATH stub: this machine has no Secure Boot, and
+# what mokutil prints is all the decision reads. Shown: the answer and exit
+# status for each state mokutil reports; dkms.conf, read as dkms reads it,
+# leaves a drop-in kernel to the stock module when Secure Boot is on and the
+# key is not enrolled (and says what to do), builds it when the key is
+# enrolled, and leaves the renamed flavor alone; as root, `dkms build` of a
+# drop-in kernel under that stub is a BUILD_EXCLUSIVE skip (status 77) with
+# our line, nothing installed. Not shown: a real firmware, a real MOK
+# enrolment, the EFI-variable path used without mokutil.
+#
+# usage: tests/pkg/secureboot.sh
+set -u
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+tap_suite="pkg-secureboot"
+# shellcheck source=tests/lib/tap.sh
+. "$top/tests/lib/tap.sh"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/fb-sb.XXXXXX")
+dkms_added=""
+cleanup() {
+	if [ -n "$dkms_added" ]; then
+		dkms remove -m fuse-backport -v "$dkms_added" --all > /dev/null 2>&1
+		rm -rf "/usr/src/fuse-backport-$dkms_added"
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# The stub: what `mokutil --sb-state` and `--test-key` print comes from
+# $FB_STUB_SB and $FB_STUB_KEY.
+mkdir -p "$tmp/bin"
+cat > "$tmp/bin/mokutil" << 'EOF'
+#!/bin/sh
+case $1 in
+--sb-state) printf '%s\n' "$FB_STUB_SB"; [ "$FB_STUB_SB" = "SecureBoot enabled" ] || [ "$FB_STUB_SB" = "SecureBoot disabled" ] ;;
+--test-key) printf '%s\n' "$FB_STUB_KEY" | sed "s|CERT|$2|" ;;
+*) exit 1 ;;
+esac
+EOF
+chmod 755 "$tmp/bin/mokutil"
+cert=$tmp/mok.pub
+: > "$cert"
+
+# sb SB KEY CERT: run the decision under the stub; $out, $rc.
+sb() {
+	out=$(PATH="$tmp/bin:$PATH" FB_STUB_SB=$1 FB_STUB_KEY=$2 sh scripts/secureboot.sh "$3")
+	rc=$?
+}
+on="SecureBoot enabled"
+sb "SecureBoot disabled" "" "$cert"
+[ $rc = 0 ] && case $out in off:*) true ;; *) false ;; esac
+tap_check $? "SecureBoot disabled: off, exit 0 ($out)"
+sb "This system doesn't support Secure Boot" "" "$cert"
+[ $rc = 0 ] && case $out in off:*) true ;; *) false ;; esac
+tap_check $? "no Secure Boot support: off, exit 0"
+sb "$on" "CERT is already enrolled" "$cert"
+[ $rc = 0 ] && case $out in enrolled:*) true ;; *) false ;; esac
+tap_check $? "enabled, key enrolled: enrolled, exit 0"
+sb "$on" "CERT is not enrolled" "$cert"
+[ $rc = 1 ] && case $out in not-enrolled:*"mokutil --import $cert"*dpkg-reconfigure*) true ;; *) false ;; esac
+tap_check $? "enabled, key not enrolled: not-enrolled, exit 1, says to import it and reconfigure"
+tap_diag "$out"
+sb "$on" "CERT is already in the enrollment request" "$cert"
+[ $rc = 1 ] && case $out in not-enrolled:*reboot*) true ;; *) false ;; esac
+tap_check $? "enabled, enrolment pending: not-enrolled, exit 1, says reboot"
+sb "$on" "" "$tmp/none.der"
+[ $rc = 1 ] && case $out in no-key:*) true ;; *) false ;; esac
+tap_check $? "enabled, no certificate yet: no-key, exit 1"
+sb "EFI variables are not supported on this system" "" "$cert"
+[ $rc = 0 ] && case $out in off:*) true ;; *) false ;; esac
+tap_check $? "not an EFI machine: off, exit 0"
+sb "Failed to read SecureBoot" "" "$cert"
+[ $rc = 2 ] && case $out in unknown:*) true ;; *) false ;; esac
+tap_check $? "mokutil cannot read the state: unknown, exit 2"
+FB_SB_CERT=$cert sb "$on" "CERT is not enrolled" ""
+case $out in *"$cert"*) r=0 ;; *) r=1 ;; esac
+tap_check $r "FB_SB_CERT names the certificate"
+
+# dkms.conf, read as dkms reads it ($dkms_tree set, $kernelver and
+# $kernel_source_dir of the kernel): a drop-in and a renamed kernel.
+conf() { # KVER SB KEY -> "FLAVOR|SKIP|BUILD_EXCLUSIVE_KERNEL"
+	PATH="$tmp/bin:$PATH" FB_STUB_SB=$2 FB_STUB_KEY=$3 FB_SB_CERT=$cert dkms_tree=/var/lib/dkms \
+		kernelver=$1 kernel_source_dir=/lib/modules/$1/build bash -c \
+		'. ./dkms.conf 2> /dev/null; echo "$FB_FLAVOR|$FB_SKIP|${BUILD_EXCLUSIVE_KERNEL:-}"'
+}
+dropk="" renk=""
+for d in /lib/modules/*/build/.config; do
+	[ -f "$d" ] || continue
+	k=${d#/lib/modules/}
+	k=${k%%/*}
+	case $(bash scripts/flavor.sh "$k" "/lib/modules/$k/build" 2> /dev/null) in
+	dropin*) [ -n "$dropk" ] || dropk=$k ;;
+	renamed*) [ -n "$renk" ] || renk=$k ;;
+	esac
+done
+if [ -z "$dropk" ]; then
+	tap_skip "dkms.conf: drop-in kernel under Secure Boot" "no drop-in kernel's headers installed"
+else
+	r=$(conf "$dropk" "$on" "CERT is not enrolled")
+	case $r in "|the stock fuse module stays in use: "*"mokutil --import"*"|^fuse-backport-unsupported$") s=0 ;; *) s=1 ;; esac
+	tap_check $s "dkms.conf, $dropk (drop-in), Secure Boot on, key not enrolled: excluded, the stock module stays"
+	tap_diag "${r%|*}"
+	r=$(conf "$dropk" "$on" "CERT is already enrolled")
+	case $r in dropin\|\|) s=0 ;; *) s=1 ;; esac
+	tap_check $s "dkms.conf, $dropk, key enrolled: drop-in flavor built ($r)"
+	r=$(conf "$dropk" "SecureBoot disabled" "")
+	case $r in dropin\|\|) s=0 ;; *) s=1 ;; esac
+	tap_check $s "dkms.conf, $dropk, Secure Boot off: drop-in flavor built"
+fi
+if [ -z "$renk" ]; then
+	tap_skip "dkms.conf: renamed kernel under Secure Boot" "no renamed-flavor kernel's headers installed"
+else
+	r=$(conf "$renk" "$on" "CERT is not enrolled")
+	case $r in renamed\|\|) s=0 ;; *) s=1 ;; esac
+	tap_check $s "dkms.conf, $renk (renamed: fusebp hides nothing), key not enrolled: still built"
+fi
+
+# dkms itself, as root: a drop-in kernel under the stub is skipped (77).
+if [ "$(id -u)" != 0 ] || ! command -v dkms > /dev/null || [ -z "$dropk" ] || [ ! -f src/upstream/.fb-import ]; then
+	tap_skip "dkms build under Secure Boot without the key" "needs root, dkms, a drop-in kernel's headers and make import"
+else
+	exec 9>> /var/lock/fuse-backport-dkms.lock
+	flock 9
+	ver=$(kernelver="" kernel_source_dir="" bash -c '. ./dkms.conf 2> /dev/null && echo "$PACKAGE_VERSION"')
+	if dkms status -m fuse-backport 2> /dev/null | grep -q . || [ -e "/usr/src/fuse-backport-$ver" ]; then
+		tap_skip "dkms build under Secure Boot without the key" "fuse-backport is in DKMS already: not touching it"
+	else
+		dst=/usr/src/fuse-backport-$ver
+		mkdir -p "$dst/src"
+		cp -R dkms.conf LICENSE scripts backports "$dst/"
+		cp -R src/Kbuild src/upstream "$dst/src/"
+		dkms_added=$ver
+		dkms add -m fuse-backport -v "$ver" > /dev/null 2>&1
+		before=$(modinfo -k "$dropk" -F filename fuse 2> /dev/null)
+		out=$(PATH="$tmp/bin:$PATH" FB_STUB_SB=$on FB_STUB_KEY="CERT is not enrolled" FB_SB_CERT=$cert \
+			dkms build -m fuse-backport -v "$ver" -k "$dropk" 2>&1)
+		rc=$?
+		after=$(modinfo -k "$dropk" -F filename fuse 2> /dev/null)
+		[ $rc = 77 ] && echo "$out" | grep -q "not building for this kernel: the stock fuse module stays in use: Secure Boot is on" &&
+			[ "$before" = "$after" ] && [ ! -e "/var/lib/dkms/fuse-backport/$ver/$dropk" ]
+		tap_check $? "dkms build -k $dropk, Secure Boot on, key not enrolled: skipped (status $rc), nothing built, modprobe still finds ${after:-nothing}"
+		echo "$out" | grep 'fuse-backport:' | head -n 1 | sed 's/^/# /'
+		# What a kernel's headers hook runs (dkms 3.0.10's autoinstall fails
+		# on an excluded kernel unless dkms.conf takes us out of it).
+		out=$(PATH="$tmp/bin:$PATH" FB_STUB_SB=$on FB_STUB_KEY="CERT is not enrolled" FB_SB_CERT=$cert \
+			dkms autoinstall --kernelver "$dropk" 2>&1)
+		rc=$?
+		[ $rc = 0 ] && echo "$out" | grep -q "not building for .*stock fuse module stays in use" &&
+			[ ! -e "/var/lib/dkms/fuse-backport/$ver/$dropk" ]
+		tap_check $? "dkms autoinstall --kernelver $dropk, same state: exit $rc, our line, nothing built (dkms $(dkms --version 2> /dev/null))"
+		[ $rc = 0 ] || echo "$out" | tail -n 4 | sed 's/^/#   /'
+	fi
+fi
+tap_done
