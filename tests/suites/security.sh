@@ -161,12 +161,12 @@ fi
 # 2. Out of band and never notified: suid set on the backing file under a
 # steady stream of unprivileged passthrough writes from one open file (no
 # lookup, no stat) is gone once the attributes (1 s) have expired. 16 MiB:
-# fio does not get round the file (and reopen it) in 4 s of 500 writes/s.
+# fio does not get round the file (and reopen it) in 8 s of 500 writes/s.
 if mount_pt --attr-timeout 1; then
 	head -c 16M /dev/zero > "$FB_MNT/f"
 	uwrite 1
 	m0=$(stat -c %y "$FB_BACK/f")
-	ufio oob --size=16m --time_based --runtime=4 --thinktime=2000 &
+	ufio oob --size=16m --time_based --runtime=8 --thinktime=2000 &
 	fpid=$!
 	# fio has the file open once its first write shows in the backing file
 	i=0
