@@ -12,6 +12,9 @@
  *  MUTATE   the correct reply with a corrupted field.
  *  NOTIFY   an unsolicited notification, then the correct reply.
  *  OPEN     passthrough/backing faults, done by the OPEN/CREATE handler.
+ *  LOSE     a WRITE answered with success whose data is not written (a lost
+ *           write), done by the WRITE handler: what the data checks of the
+ *           integrity and aio suites must catch.
  */
 #include "fbtestd.h"
 
@@ -24,7 +27,7 @@
 #include <sys/stat.h>
 
 enum fb_fclass { FC_REJECT, FC_DUP, FC_REPLACE, FC_MUTATE, FC_NOTIFY,
-		 FC_OPEN };
+		 FC_OPEN, FC_LOSE };
 
 enum fb_shape {
 	SH_ANY,		/* any request that gets a reply */
@@ -47,7 +50,7 @@ enum fb_fkind {
 	F_WRITE_TOO_MANY, F_READ_TOO_LONG, F_DIRENT_NAMELEN0,
 	F_DIRENT_NAMELEN_HUGE, F_DIRENT_NAMELEN_OVERRUN, F_DIRENT_SLASH,
 	F_INIT_MAJOR6, F_INIT_MINOR0, F_INIT_MAXWRITE0, F_NOTIFY_BOGUS,
-	F_NOTIFY_INVAL_UNKNOWN, F_OPEN_FAULT,
+	F_NOTIFY_INVAL_UNKNOWN, F_OPEN_FAULT, F_WRITE_LOST,
 };
 
 struct fb_fault {
@@ -139,6 +142,8 @@ static struct fb_fault faults[] = {
 	    "unique 0 with unknown notify code 1000: write EINVAL; correct reply follows"),
 	FLT("notify-inval-unknown", F_NOTIFY_INVAL_UNKNOWN, FC_NOTIFY, SH_ANY, FUSE_GETATTR,
 	    "NOTIFY_INVAL_INODE for a nodeid the kernel never saw: write ENOENT; correct reply follows"),
+	FLT("write-lost", F_WRITE_LOST, FC_LOSE, SH_WRITE, FUSE_WRITE,
+	    "WRITE answered with success (all bytes) but nothing written: the caller sees no error, the data is lost"),
 	OFLT("pt-backing-id0", FB_OF_PT_ID0,
 	     "OPEN reply FOPEN_PASSTHROUGH with backing_id 0: accepted; open() gets EIO"),
 	OFLT("pt-backing-unknown", FB_OF_PT_UNKNOWN,
@@ -320,7 +325,7 @@ static struct fb_fault *fault_take(const struct fb_req *req, bool open_time)
 		struct fb_fault *f = &faults[i];
 
 		if (!f->active || f->op != op ||
-		    (f->cls == FC_OPEN) != open_time)
+		    (f->cls == FC_OPEN || f->cls == FC_LOSE) != open_time)
 			continue;
 		if (f->shape != SH_ANY && f->shape != SH_OPEN && req->error)
 			continue;
@@ -348,6 +353,18 @@ static struct fb_fault *fault_take(const struct fb_req *req, bool open_time)
 struct fb_fault *fb_fault_take_open(const struct fb_req *req)
 {
 	return fault_take(req, true);
+}
+
+/* the WRITE handler: drop this WRITE's data (and reply success)? */
+bool fb_fault_write_lost(const struct fb_req *req)
+{
+	struct fb_fault *f = fault_take(req, true);
+
+	if (!f)
+		return false;
+	fb_atomic_inc(&stats.faults_sent);
+	fb_fault_note(req, f, "data not written, success replied", 0, 0);
+	return true;
 }
 
 void fb_fault_note(const struct fb_req *req, const struct fb_fault *f,
