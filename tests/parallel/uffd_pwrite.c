@@ -292,6 +292,17 @@ static int run_case(const char *path, bool extend, int timeout_ms)
 		goto resolve;
 	}
 	b.fd = fd;
+	/*
+	 * FB_UFFD_BREAK_B=1: B writes through a read-only descriptor and gets
+	 * EBADF, for the red run that shows an error is not taken for the
+	 * expected stock behaviour.
+	 */
+	if (getenv("FB_UFFD_BREAK_B") && !strcmp(getenv("FB_UFFD_BREAK_B"), "1")) {
+		b.fd = open(path, O_RDONLY);
+		if (b.fd < 0)
+			b.fd = -1;
+		printf("# FB_UFFD_BREAK_B=1: writer B uses a read-only descriptor\n");
+	}
 	b.buf = bbuf;
 	b.done_pipe = pipefd[1];
 	if (pthread_create(&tb, NULL, writer_fn, &b)) {
@@ -365,6 +376,8 @@ out:
 		munmap(area, PAGE);
 	if (uffd >= 0)
 		close(uffd);
+	if (b.fd >= 0 && b_started && b.fd != fd)
+		close(b.fd);
 	if (fd >= 0)
 		close(fd);
 	free(bbuf);
