@@ -35,6 +35,7 @@ FB_XFS_ERR=$(head -n 1 "$results/setup.err")
 export FB_XFS FB_XFS_ERR
 echo "guest: kernel $(uname -r), $(nproc) CPUs, XFS scratch: ${FB_XFS:-none ($FB_XFS_ERR)}"
 taint0=$(fb_taint)
+echo "guest: kernel taint at the start: $(fb_taint_who)"
 
 # Deliberate breakage for the red runs (README, "Tests"): FB_INJECT is a
 # list of KIND:TARGET.SUITE, done right after that suite: warn (a WARNING
@@ -103,7 +104,7 @@ t1=$(fb_taint)
 if [ "$taint0" = "$t1" ]; then
 	echo ok > "$results/taint"
 else
-	echo "/proc/sys/kernel/tainted changed during the run: $taint0 -> $t1 (O and E masked)" > "$results/taint"
+	echo "/proc/sys/kernel/tainted changed during the run: $taint0 -> $t1 (O and E masked; $(fb_taint_who))" > "$results/taint"
 fi
 dmesg > "$results/dmesg"
 true

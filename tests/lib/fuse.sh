@@ -151,11 +151,20 @@ fb_stat() {
 # in the log any more (dmesg -C, a wrapped ring buffer) is a failure: the
 # window cannot be scanned. The hits go to $FB_SCRATCH/klog.hits.
 FB_KLOG_RE='WARNING:|BUG:|Oops|general protection|lockdep|refcount_t|list_add corruption|blocked for more than|rcu_sched detected stall|rcu_preempt detected stall|rcu: INFO:|detected stalls on CPUs|Call Trace|Busy inodes'
+# fb_taint_who: raw taint value and the modules that carry a taint flag
+fb_taint_who() {
+	fb_tw="raw $(cat /proc/sys/kernel/tainted)"
+	for fb_d in /sys/module/*/taint; do
+		fb_tv=""
+		[ -f "$fb_d" ] && read -r fb_tv < "$fb_d"
+		[ -n "$fb_tv" ] && fb_tw="$fb_tw, ${fb_d%/taint}: $fb_tv"
+	done
+	echo "${fb_tw#, }" | sed 's|/sys/module/||g'
+}
 # taint flags that loading our module sets: O (4096), E (8192)
 fb_taint() {
-	fb_t=0
-	read -r fb_t < /proc/sys/kernel/tainted
-	echo $((fb_t & ~(4096 | 8192)))
+	fb_t=$(cat /proc/sys/kernel/tainted)
+	echo "$((fb_t - (fb_t & 4096) - (fb_t & 8192)))"
 }
 fb_klog_mark() {
 	mkdir -p "$FB_SCRATCH"
@@ -173,7 +182,7 @@ fb_klog_clean() {
 	fb_t0=$(cat "$FB_SCRATCH/taint.mark" 2> /dev/null)
 	fb_t1=$(fb_taint)
 	if [ "${fb_t0:-x}" != "$fb_t1" ]; then
-		echo "/proc/sys/kernel/tainted changed during the suite: ${fb_t0:-unknown} -> $fb_t1 (O and E masked)" >> "$FB_SCRATCH/klog.hits"
+		echo "/proc/sys/kernel/tainted changed during the suite: ${fb_t0:-unknown} -> $fb_t1 (O and E masked; $(fb_taint_who))" >> "$FB_SCRATCH/klog.hits"
 	fi
 	rm -f "$FB_SCRATCH/klog.all"
 	[ ! -s "$FB_SCRATCH/klog.hits" ]

@@ -133,22 +133,40 @@ static long ms_since(const struct timespec *t0)
 }
 
 /*
- * Where a waiting thread sleeps: its wchan and its kernel stack (root only),
- * printed as TAP diagnostics.  Returns true if they show it waiting for an
- * rw_semaphore for writing, i.e. inode_lock() (down_write on i_rwsem).
+ * Where a waiting thread sleeps: its state, wchan and kernel stack (root
+ * only), printed as TAP diagnostics.  /proc hides the scheduler's functions
+ * (down_write, rwsem_down_write_slowpath, schedule are __sched), so a
+ * thread waiting for the inode lock shows as sleeping uninterruptibly (D)
+ * with the FUSE function that called inode_lock() on top of its stack:
+ * fuse_passthrough_write_iter, or fuse_passthrough_write_lock in our
+ * series, whose only sleeping call is the inode lock.  Returns true if
+ * that is what they show.
  */
 static bool show_wait(const char *who, pid_t tid)
 {
+	static const char * const lockers[] = {
+		"fuse_passthrough_write_iter", "fuse_passthrough_write_lock",
+		"rwsem_down_write_slowpath", "rwsem_down_read_slowpath",
+		"down_write", "down_read",
+	};
 	char path[64], line[256], wchan[128] = "?", stack[1024] = "";
+	char top[256] = "", state = '?';
 	bool lock = false;
-	size_t len = 0;
+	size_t len = 0, i;
 	FILE *f;
 
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	f = fopen(path, "r");
+	if (f) {
+		if (fgets(line, sizeof(line), f) && strrchr(line, ')'))
+			state = strrchr(line, ')')[2];
+		fclose(f);
+	}
 	snprintf(path, sizeof(path), "/proc/self/task/%d/wchan", (int)tid);
 	f = fopen(path, "r");
 	if (f) {
 		if (!fgets(wchan, sizeof(wchan), f))
-			strcpy(wchan, "?");
+			snprintf(wchan, sizeof(wchan), "?");
 		fclose(f);
 	}
 	wchan[strcspn(wchan, "\n")] = '\0';
@@ -159,20 +177,23 @@ static bool show_wait(const char *who, pid_t tid)
 
 		fn = fn ? fn + 2 : line;
 		fn[strcspn(fn, "+\n")] = '\0';
-		if (strstr(fn, "rwsem_down_write") || !strcmp(fn, "down_write"))
-			lock = true;
+		if (!top[0])
+			snprintf(top, sizeof(top), "%s", fn);
 		if (len < sizeof(stack) - 1)
 			len += snprintf(stack + len, sizeof(stack) - len,
 					"%s%s", len ? " < " : "", fn);
 	}
 	if (f)
 		fclose(f);
-	if (strstr(wchan, "rwsem_down_write") || !strcmp(wchan, "down_write"))
-		lock = true;
-	printf("# evidence: %s (tid %d) waiting: wchan %s; stack: %s\n", who,
-	       (int)tid, wchan, len ? stack : "(unreadable)");
-	printf("# evidence: %s %s on an rw_semaphore taken for writing (the inode lock)\n",
-	       who, lock ? "sleeps" : "does NOT sleep");
+	if (!top[0])
+		snprintf(top, sizeof(top), "%s", wchan);
+	for (i = 0; i < sizeof(lockers) / sizeof(lockers[0]); i++)
+		if (!strcmp(top, lockers[i]))
+			lock = state == 'D';
+	printf("# evidence: %s (tid %d) waiting: state %c, wchan %s; stack: %s\n",
+	       who, (int)tid, state, wchan, len ? stack : "(unreadable)");
+	printf("# evidence: %s %s the inode lock (state D, sleeping directly in %s)\n",
+	       who, lock ? "waits for" : "does NOT wait for", top);
 	return lock;
 }
 
