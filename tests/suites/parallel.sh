@@ -24,8 +24,9 @@ fi
 out=$FB_SCRATCH/parallel.tap
 mkdir -p "$FB_SCRATCH"
 # On ours B must get through; on stock and the unpatched base uffd_pwrite
-# asserts the stock behaviour itself: B sleeps on the inode lock (its
-# kernel stack shows down_write) and completes right after A is released.
+# asserts the stock behaviour itself: B sleeps on the inode lock (state D,
+# its innermost kernel frame the FUSE function that takes it: /proc hides
+# down_write) and completes right after A is released.
 expect=patched
 [ "${FB_TARGET:-ours}" = ours ] || expect=stock
 TMPDIR=$FB_XFS timeout -k 5 120 sh "$FB_TOP/tests/parallel/run.sh" --expect $expect \
@@ -45,7 +46,7 @@ if [ $expect = patched ]; then
 	tap_check "$(result 2)" "passthrough + FOPEN_PARALLEL_DIRECT_WRITES: non-extending B completes while A is blocked"
 else
 	tap_stock 1 "$(result 2)" "passthrough + FOPEN_PARALLEL_DIRECT_WRITES: non-extending B completes while A is blocked" \
-		"B sleeps on the inode lock (down_write in its stack) and completes right after A is released: upstream takes the inode lock exclusively for every passthrough write"
+		"B sleeps uninterruptibly (D) directly in fuse_passthrough_write_iter, i.e. on the inode lock, and completes right after A is released: upstream takes the inode lock exclusively for every passthrough write"
 fi
 tap_check "$(result 3)" "passthrough: extending B waits on the inode lock while A is blocked, completes after"
 tap_check "$(result 4)" "FOPEN_DIRECT_IO + FOPEN_PARALLEL_DIRECT_WRITES: non-extending B completes while A is blocked"
