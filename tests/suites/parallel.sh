@@ -36,7 +36,16 @@ rc=$?
 sed -n 's/^# /# /p' "$out"
 sed 's/^# //' "$FB_SCRATCH/parallel.err" | while IFS= read -r l; do tap_diag "stderr: $l"; done
 if ! grep -q '^ok 1 \|^not ok 1 ' "$out"; then
-	tap_check 1 "uffd_pwrite ran (exit $rc: $(head -n 1 "$FB_SCRATCH/parallel.err"))"
+	# A kernel without FUSE passthrough (stock 6.1) lacks the whole
+	# feature: the one expected failure, and only on stock, with the
+	# daemon saying exactly that.
+	if [ "${FB_TARGET:-ours}" = stock ] &&
+		grep -q 'did not offer FUSE_PASSTHROUGH in INIT' "$FB_SCRATCH/parallel.err"; then
+		tap_stock 1 0 "passthrough + parallel writes: non-extending B completes while A is blocked" \
+			"no FUSE passthrough: $(grep -m 1 FUSE_PASSTHROUGH "$FB_SCRATCH/parallel.err")"
+	else
+		tap_check 1 "uffd_pwrite ran (exit $rc: $(head -n 1 "$FB_SCRATCH/parallel.err"))"
+	fi
 	tap_done
 	exit
 fi
