@@ -26,7 +26,7 @@ endif
 
 .PHONY: all deps deps-test import modules check-build check-tools check-vm \
 	check bench demo dkms-install checkpatch clean distclean \
-	deps-pkg deb rpm kmod-deb repo
+	deps-pkg deb rpm kmod-deb repo not-in-tmp
 
 all: modules
 
@@ -48,7 +48,12 @@ check-build: import
 check-tools:
 	sh tests/tools/run.sh
 
-check-vm:
+# The VM gets a fresh /tmp of its own: a checkout under the host's /tmp is
+# invisible in it.
+not-in-tmp:
+	@case "$$(pwd -P)/" in /tmp/*) echo "make: the checkout $(CURDIR) is under /tmp, which the test VM replaces with its own tmpfs: clone it elsewhere (e.g. /root or /srv)" >&2; exit 1 ;; esac
+
+check-vm: not-in-tmp
 	sh tests/run-vm.sh $(KVER) $(SUITES)
 
 check: deps-test
@@ -57,7 +62,7 @@ check: deps-test
 bench: deps-test
 	sh tests/bench/run.sh $(if $(filter command line,$(origin KVER)),$(KVER),$(DEFAULT_KVER))
 
-demo: deps-test
+demo: not-in-tmp deps-test
 	$(MAKE) modules KVER=$(DEFAULT_KVER)
 	sh tests/demo.sh $(DEFAULT_KVER)
 

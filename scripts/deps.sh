@@ -32,13 +32,18 @@ xfsprogs attr libcap2-bin shellcheck gnuplot-nox virtme-ng/trixie $pkgtools"
 esac
 
 # Kernel headers come and go from the archive: one that is gone is skipped
-# loudly (the build matrix then has one kernel less), not a failure.
+# loudly (the build matrix then has one kernel less), not a failure. The
+# list goes to build/deps-skipped too, for the summary of tests/check.sh.
+mkdir -p "$top/build"
+skipped=$top/build/deps-skipped
+: > "$skipped"
 avail=""
 for p in $pkgs; do
 	case $p in
 	linux-headers-*)
 		if ! apt-cache show "$p" > /dev/null 2>&1; then
 			echo "SKIPPED: deps: $p is not in the archive any more" >&2
+			echo "$p is not in the archive any more (not installed, not in the build matrix)" >> "$skipped"
 			continue
 		fi
 		;;

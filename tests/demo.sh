@@ -9,7 +9,14 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 kver=${1:?usage: tests/demo.sh KVER}
+case $(cd "$top" && pwd -P)/ in
+/tmp/*)
+	echo "demo: the checkout $top is under /tmp, which the VM replaces with its own tmpfs: clone it elsewhere (e.g. /root or /srv)" >&2
+	exit 1
+	;;
+esac
 cd "$top" || exit 1
+mkdir -p build
 
 echo "== packages (build/pkg/)"
 if make -s deb > build/demo-deb.log 2>&1 && make -s rpm > build/demo-rpm.log 2>&1; then

@@ -2,23 +2,96 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Sum up a VM run's results (tests/guest/main.sh) as a table of suites by
 # target, list every failure, and end with "NAME: N passed, N failed, N
-# skipped". A suite without its TAP plan, or a kernel log with a hit after
-# it, counts as a failure.
+# skipped".
+#
+# The run's plan (RESULTS/plan, "TARGET=SUITE,SUITE ..." as run-vm.sh gave
+# it to main.sh) says which target x suite must have a result. Each of these
+# is a failure:
+#   - a planned target x suite without a TAP file (the VM died before it);
+#   - a TAP file without its plan line, or with fewer or more results than
+#     its plan says (the suite was cut off);
+#   - a "not ok" line;
+#   - a skip that tests/skips/ does not list for this kernel, target, suite
+#     and test (an unexpected skip);
+#   - a kernel log scan with a hit, or without its scan (RESULTS/*.klog);
+#   - a failed unload of our module after the suite (RESULTS/*.unload);
+#   - a failed guest setup, e.g. no XFS scratch (RESULTS/setup.err);
+#   - a hit in the guest's final kernel log (RESULTS/dmesg), or no final
+#     kernel log at all.
 #
 # usage: tests/report.sh RESULTS NAME
+# environment: FB_SKIPS (allowlist directory, default tests/skips)
 set -u
 results=${1:?usage: report.sh RESULTS NAME}
 name=${2:-vm}
+top=$(cd "$(dirname "$0")/.." && pwd)
+skipdir=${FB_SKIPS:-$top/tests/skips}
+# What the kernel log must not show (tests/lib/fuse.sh, fb_klog_clean).
+klog_re='WARNING:|BUG:|Oops|general protection|lockdep|refcount_t|list_add corruption|blocked for more than|rcu_sched detected stall|rcu_preempt detected stall|rcu: INFO:|detected stalls on CPUs|Call Trace|Busy inodes'
 
+kver=$(cat "$results/kver" 2> /dev/null)
+if [ -f "$results/plan" ]; then
+	plan=$(cat "$results/plan")
+else
+	# an old results directory: what is there is all we know
+	plan=""
+	for t in stock ours unpatched; do
+		s=$(find "$results" -name "$t.*.tap" -printf '%f\n' | cut -d. -f2 | sort -u | tr '\n' ',')
+		[ -n "$s" ] && plan="$plan $t=${s%,}"
+	done
+	[ -n "$plan" ] || { echo "report: no plan and no results in $results"; echo "$name: 0 passed, 1 failed"; exit 1; }
+	echo "report: no plan file in $results: judging only the results present"
+fi
 targets=""
-for t in stock ours unpatched; do
-	ls "$results"/"$t".*.tap > /dev/null 2>&1 && targets="$targets $t"
+suites=""
+for p in $plan; do
+	targets="$targets ${p%%=*}"
+	suites="$suites $(echo "${p#*=}" | tr ',' ' ')"
 done
-suites=$(find "$results" -name '*.tap' -printf '%f\n' | cut -d. -f2 | sort -u)
-[ -n "$targets" ] || { echo "report: no results in $results"; echo "$name: 0 passed, 1 failed"; exit 1; }
+# shellcheck disable=SC2086 # a list of words
+suites=$(printf '%s\n' $suites | awk '!seen[$0]++')
+planned() {	# planned TARGET SUITE
+	for p in $plan; do
+		[ "${p%%=*}" = "$1" ] || continue
+		case ",${p#*=}," in *",$2,"*) return 0 ;; esac
+	done
+	return 1
+}
+
+# The allowlist: every file of $skipdir whose name is "all" or a prefix of
+# the kernel release up to a dot (6.12 for 6.12.95+deb12-amd64). Lines:
+#   TARGET SUITE TEST-GLOB :: REASON
+# TARGET may be a glob; TEST-GLOB is matched against "TEST: WHY", the skipped
+# test's description and the reason the suite gave.
+allow=$(mktemp)
+trap 'rm -f "$allow"' EXIT
+for f in "$skipdir"/*; do
+	[ -f "$f" ] || continue
+	b=${f##*/}
+	case $b in
+	all) ;;
+	*) case $kver in "$b".*) ;; *) continue ;; esac ;;
+	esac
+	grep -v -e '^#' -e '^[[:space:]]*$' "$f" >> "$allow"
+done
+# expected_skip TARGET SUITE DESC: prints the reason when listed
+expected_skip() {
+	while read -r at as rest; do
+		pat=${rest%% :: *}
+		# shellcheck disable=SC2254 # the allowlist's glob
+		case $1 in $at) ;; *) continue ;; esac
+		[ "$as" = "$2" ] || [ "$as" = "*" ] || continue
+		# shellcheck disable=SC2254 # the allowlist's glob
+		case $3 in $pat) echo "${rest#* :: }"; return 0 ;; esac
+	done < "$allow"
+	return 1
+}
 
 pass=0 fail=0 skip=0
 failures=""
+skiplines=""
+addfail() { failures="$failures
+$1"; }
 header="| suite |"
 rule="|---|"
 for t in $targets; do
@@ -31,8 +104,14 @@ for s in $suites; do
 	row="| $s |"
 	for t in $targets; do
 		f=$results/$t.$s.tap
-		if [ ! -f "$f" ]; then
+		if ! planned "$t" "$s"; then
 			row="$row – |"
+			continue
+		fi
+		if [ ! -f "$f" ]; then
+			row="$row NO RESULT |"
+			fail=$((fail + 1))
+			addfail "$t/$s: planned, but no result: the VM run ended before this suite (see vm.log)"
 			continue
 		fi
 		p=$(grep -c '^ok ' "$f" | tr -d ' ')
@@ -41,18 +120,48 @@ for s in $suites; do
 		n=$(grep -c '^not ok' "$f" | tr -d ' ')
 		p=$((p - k))
 		extra=""
-		if ! grep -q '^1\.\.[0-9]' "$f"; then
+		nplan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$f" | tail -n 1)
+		nres=$(grep -c '^\(not \)\{0,1\}ok ' "$f" | tr -d ' ')
+		if [ -z "$nplan" ]; then
 			n=$((n + 1))
 			extra=" (incomplete)"
-			failures="$failures
-$t/$s: no TAP plan: the suite did not finish ($(tail -n 1 "$results/$t.$s.err" 2> /dev/null))"
+			addfail "$t/$s: no TAP plan: the suite did not finish ($(tail -n 1 "$results/$t.$s.err" 2> /dev/null))"
+		elif [ "$nres" != "$nplan" ]; then
+			n=$((n + 1))
+			extra=" (truncated)"
+			addfail "$t/$s: plan 1..$nplan but $nres results: truncated or garbled TAP"
 		fi
-		if [ -f "$results/$t.$s.klog" ] && [ "$(cat "$results/$t.$s.klog")" != clean ]; then
+		klog=$results/$t.$s.klog
+		if [ ! -f "$klog" ]; then
+			n=$((n + 1))
+			extra="$extra (no kernel log scan!)"
+			addfail "$t/$s: kernel log: not scanned after the suite"
+		elif [ "$(cat "$klog")" != clean ]; then
 			n=$((n + 1))
 			extra="$extra (kernel log!)"
-			failures="$failures
-$t/$s: kernel log: $(head -n 2 "$results/$t.$s.klog" | tr '\n' ' ')"
+			addfail "$t/$s: kernel log: $(head -n 2 "$klog" | tr '\n' ' ')"
 		fi
+		unl=$results/$t.$s.unload
+		if [ -f "$unl" ] && [ "$(cat "$unl")" != ok ]; then
+			n=$((n + 1))
+			extra="$extra (module unload!)"
+			addfail "$t/$s: unloading our module after the suite failed: $(head -n 2 "$unl" | tr '\n' ' ')"
+		fi
+		# every skip must be listed
+		grep '^ok .*# SKIP' "$f" > "$results/.skips" 2> /dev/null
+		while IFS= read -r l; do
+			desc=${l#ok * - }
+			desc=${desc%% # SKIP*}
+			why=${l#*# SKIP }
+			if reason=$(expected_skip "$t" "$s" "$desc: $why"); then
+				skiplines="$skiplines
+$t/$s: $desc: $why (expected: $reason)"
+			else
+				n=$((n + 1))
+				addfail "$t/$s: unexpected skip (not in tests/skips/ for $kver): $desc: $why"
+			fi
+		done < "$results/.skips"
+		rm -f "$results/.skips"
 		failures="$failures$(grep '^not ok' "$f" | while read -r l; do printf '\n%s' "$t/$s: $l"; done)"
 		cell="$p/$((p + n))"
 		[ "$k" -gt 0 ] && cell="$cell, $k skipped"
@@ -62,14 +171,35 @@ $t/$s: kernel log: $(head -n 2 "$results/$t.$s.klog" | tr '\n' ' ')"
 	done
 	echo "$row"
 done
+
+# The whole kernel log of the run, as the guest left it after the last
+# suite: what happened between suites (loads, unloads) is in no window.
+if [ ! -s "$results/dmesg" ]; then
+	fail=$((fail + 1))
+	addfail "final kernel log: $results/dmesg is missing (the VM run did not finish)"
+elif grep -E "$klog_re" "$results/dmesg" > "$results/final.klog"; then
+	fail=$((fail + 1))
+	addfail "final kernel log: $(head -n 2 "$results/final.klog" | tr '\n' ' ')"
+fi
+if [ -s "$results/setup.err" ]; then
+	fail=$((fail + 1))
+	addfail "guest setup: $(head -n 2 "$results/setup.err" | tr '\n' ' ')"
+fi
+if [ -f "$results/taint" ] && [ "$(cat "$results/taint")" != ok ]; then
+	fail=$((fail + 1))
+	addfail "final kernel log: $(cat "$results/taint")"
+fi
+
 echo
-echo "Cells: passed/run. \"expected on stock\": tests of what the target lacks, which fail there as they must."
+echo "Cells: passed/run. \"expected on stock\": tests of what the target lacks, which fail there as they must. \"–\": not planned."
 if [ -n "$failures" ]; then
 	echo
 	echo "Failures:$failures"
 fi
-skips=$(grep -h '# SKIP' "$results"/*.tap 2> /dev/null | sed 's/.*# SKIP/SKIPPED:/' | sort | uniq -c)
-[ -n "$skips" ] && { echo; echo "Skipped:"; echo "$skips"; }
+if [ -n "$skiplines" ]; then
+	echo
+	echo "Skipped (each listed in tests/skips/):$skiplines"
+fi
 echo
 echo "$name: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

@@ -26,7 +26,12 @@ suites=${suites#,}
 
 die() { echo "run-vm: $*" >&2; echo "vm-$kver: 0 passed, 1 failed"; exit 1; }
 
+# The guest gets a fresh /tmp: a checkout there is invisible to it.
+case $(cd "$top" && pwd -P)/ in
+/tmp/*) die "the checkout $top is under /tmp, which the VM replaces with its own tmpfs: clone it elsewhere (e.g. /root or /srv)" ;;
+esac
 cd "$top" || exit 1
+mkdir -p "$top/build" || die "cannot create $top/build"
 make -s modules KVER="$kver" KDIR="/lib/modules/$kver/build" > "$top/build/modules-$kver.log" 2>&1
 rc=$?
 if [ $rc != 0 ]; then
@@ -54,6 +59,11 @@ plan="stock=$suites ours=$suites"
 case ",$suites," in
 *,parallel,*) plan="$plan unpatched=parallel" ;;
 esac
+
+# The report knows what was planned: a target x suite without a complete
+# result is a failure, whatever happened to the VM.
+echo "$plan" > "$results/plan"
+echo "$kver" > "$results/kver"
 
 echo "run-vm: $kver: suites $suites"
 # shellcheck disable=SC2086 # one word per target

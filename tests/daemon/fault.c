@@ -12,6 +12,9 @@
  *  MUTATE   the correct reply with a corrupted field.
  *  NOTIFY   an unsolicited notification, then the correct reply.
  *  OPEN     passthrough/backing faults, done by the OPEN/CREATE handler.
+ *  LOSE     a WRITE answered with success whose data is not written (a lost
+ *           write), done by the WRITE handler: what the data checks of the
+ *           integrity and aio suites must catch.
  */
 #include "fbtestd.h"
 
@@ -24,7 +27,7 @@
 #include <sys/stat.h>
 
 enum fb_fclass { FC_REJECT, FC_DUP, FC_REPLACE, FC_MUTATE, FC_NOTIFY,
-		 FC_OPEN };
+		 FC_OPEN, FC_LOSE };
 
 enum fb_shape {
 	SH_ANY,		/* any request that gets a reply */
@@ -48,7 +51,7 @@ enum fb_fkind {
 	F_DIRENT_NAMELEN_HUGE, F_DIRENT_NAMELEN_OVERRUN, F_DIRENT_SLASH,
 	F_INIT_MAJOR6, F_INIT_MINOR0, F_INIT_MAXWRITE0, F_NOTIFY_BOGUS,
 	F_NOTIFY_INVAL_UNKNOWN, F_ERR_EIO, F_ERR_ENOMEM, F_STALL_EINTR,
-	F_OPEN_FAULT,
+	F_OPEN_FAULT, F_WRITE_LOST,
 };
 
 struct fb_fault {
@@ -146,6 +149,8 @@ static struct fb_fault faults[] = {
 	    "a well-formed ENOMEM error instead of the answer: the caller gets ENOMEM"),
 	FLT("stall-eintr", F_STALL_EINTR, FC_REPLACE, SH_ANY, FUSE_GETXATTR,
 	    "no answer for 2 s, then EINTR, as a server that honours FUSE_INTERRUPT answers a killed caller"),
+	FLT("write-lost", F_WRITE_LOST, FC_LOSE, SH_WRITE, FUSE_WRITE,
+	    "WRITE answered with success (all bytes) but nothing written: the caller sees no error, the data is lost"),
 	OFLT("pt-backing-id0", FB_OF_PT_ID0,
 	     "OPEN reply FOPEN_PASSTHROUGH with backing_id 0: accepted; open() gets EIO"),
 	OFLT("pt-backing-unknown", FB_OF_PT_UNKNOWN,
@@ -333,7 +338,7 @@ static struct fb_fault *fault_take(const struct fb_req *req, bool open_time)
 		struct fb_fault *f = &faults[i];
 
 		if (!f->active || f->op != op ||
-		    (f->cls == FC_OPEN) != open_time)
+		    (f->cls == FC_OPEN || f->cls == FC_LOSE) != open_time)
 			continue;
 		if (fault_uid >= 0 && req->in->uid != (uint32_t)fault_uid)
 			continue;
@@ -363,6 +368,18 @@ static struct fb_fault *fault_take(const struct fb_req *req, bool open_time)
 struct fb_fault *fb_fault_take_open(const struct fb_req *req)
 {
 	return fault_take(req, true);
+}
+
+/* the WRITE handler: drop this WRITE's data (and reply success)? */
+bool fb_fault_write_lost(const struct fb_req *req)
+{
+	struct fb_fault *f = fault_take(req, true);
+
+	if (!f)
+		return false;
+	fb_atomic_inc(&stats.faults_sent);
+	fb_fault_note(req, f, "data not written, success replied", 0, 0);
+	return true;
 }
 
 void fb_fault_note(const struct fb_req *req, const struct fb_fault *f,

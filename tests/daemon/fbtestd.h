@@ -134,6 +134,7 @@ int fb_send_reply(struct fb_req *req);
 ssize_t fb_send_raw(int fd, const void *buf, size_t len);
 /* open-time (passthrough/backing) faults */
 struct fb_fault *fb_fault_take_open(const struct fb_req *req);
+bool fb_fault_write_lost(const struct fb_req *req);
 const char *fb_fault_name(const struct fb_fault *f);
 int fb_fault_open_kind(const struct fb_fault *f);
 void fb_fault_note(const struct fb_req *req, const struct fb_fault *f,

@@ -1107,6 +1107,8 @@ static void op_write(struct fb_req *req, struct fb_node *node)
 	inflight_enter(&stats.inflight_write, &stats.max_inflight_write);
 	inflight_enter(&stats.inflight_io, &stats.max_inflight_io);
 	io_delay();
+	if (fb_fault_write_lost(req))
+		done = size;
 	while (done < size) {
 		n = pwrite(f->fd, data + done, size - done,
 			   wi->offset + done);

@@ -15,15 +15,41 @@ export FB_TOP
 . "$FB_TOP/tests/lib/fuse.sh"
 mkdir -p "$results" /tmp/fb
 
-# A memory-backed XFS for backing files that need a real block filesystem.
+# A memory-backed XFS for backing files that need a real block filesystem
+# (the parallel suite cannot do without it). A failed setup is said, and is
+# a failure of the run (RESULTS/setup.err, tests/report.sh).
 FB_XFS=""
-if modprobe null_blk nr_devices=1 gb=1 memory_backed=1 bs=4096 2> /dev/null &&
-   [ -b /dev/nullb0 ] && mkfs.xfs -q -f /dev/nullb0 > /dev/null 2>&1 &&
-   mkdir -p /tmp/fb-xfs && mount -t xfs /dev/nullb0 /tmp/fb-xfs; then
+: > "$results/setup.err"
+if ! modprobe null_blk nr_devices=1 gb=1 memory_backed=1 bs=4096 2> "$results/xfs.err"; then
+	echo "XFS scratch: modprobe null_blk failed: $(head -n 1 "$results/xfs.err")" >> "$results/setup.err"
+elif ! fb_wait_while 50 [ ! -b /dev/nullb0 ]; then
+	echo "XFS scratch: /dev/nullb0 did not appear" >> "$results/setup.err"
+elif ! mkfs.xfs -q -f /dev/nullb0 > "$results/xfs.err" 2>&1; then
+	echo "XFS scratch: mkfs.xfs /dev/nullb0 failed: $(head -n 1 "$results/xfs.err")" >> "$results/setup.err"
+elif ! mkdir -p /tmp/fb-xfs || ! mount -t xfs /dev/nullb0 /tmp/fb-xfs 2> "$results/xfs.err"; then
+	echo "XFS scratch: mount -t xfs /dev/nullb0 failed: $(head -n 1 "$results/xfs.err")" >> "$results/setup.err"
+else
 	FB_XFS=/tmp/fb-xfs
 fi
-export FB_XFS
-echo "guest: kernel $(uname -r), $(nproc) CPUs, XFS scratch: ${FB_XFS:-none}"
+FB_XFS_ERR=$(head -n 1 "$results/setup.err")
+export FB_XFS FB_XFS_ERR
+echo "guest: kernel $(uname -r), $(nproc) CPUs, XFS scratch: ${FB_XFS:-none ($FB_XFS_ERR)}"
+taint0=$(fb_taint)
+echo "guest: kernel taint at the start: $(fb_taint_who)"
+
+# Deliberate breakage for the red runs (README, "Tests"): FB_INJECT is a
+# list of KIND:TARGET.SUITE, done right after that suite: warn (a WARNING
+# line in the kernel log), hold (a process keeps our device open, so our
+# module cannot be unloaded).
+inject() {	# inject TARGET.SUITE
+	for fb_i in ${FB_INJECT:-}; do
+		[ "${fb_i#*:}" = "$1" ] || continue
+		case ${fb_i%%:*} in
+		warn) echo "<4>WARNING: CPU: 0 PID: $$ at injected by FB_INJECT for $1" > /dev/kmsg ;;
+		hold) [ -c "${FB_DEV:-}" ] && (exec 9< "$FB_DEV" && exec sleep 3600) > /dev/null 2>&1 & ;;
+		esac
+	done
+}
 
 for plan in "$@"; do
 	target=${plan%%=*}
@@ -51,6 +77,15 @@ for plan in "$@"; do
 		grep -E " $FB_SCRATCH/" /proc/mounts | cut -d' ' -f2 | sort -r | while read -r mp; do
 			umount -l "$mp"
 		done
+		inject "$target.$s"
+		# Our module must come off after every suite: a reference a
+		# suite leaked (a mount, an open device, a stuck daemon) is a
+		# failure.
+		if fb_unload_ours > "$results/$target.$s.unload" 2>&1; then
+			echo ok > "$results/$target.$s.unload"
+		else
+			echo "rmmod failed: $(tr '\n' ' ' < "$results/$target.$s.unload")$(grep -E '^(fuse|fusebp)' /proc/modules | cut -d' ' -f1,3 | tr '\n' ' ')" > "$results/$target.$s.unload"
+		fi
 		if fb_klog_clean "$target.$s"; then
 			echo "clean" > "$results/$target.$s.klog"
 		else
@@ -58,10 +93,18 @@ for plan in "$@"; do
 		fi
 		echo "guest: $target $s: exit $rc in $(($(date +%s) - start)) s: $(tail -n 1 "$results/$target.$s.tap")"
 		[ $rc = 124 ] && echo "not ok - suite $s timed out" >> "$results/$target.$s.tap"
-		# Let the next target see FB_* of the current one cleanly.
-		fb_use "$target" > /dev/null 2>&1 || true
+		# Let the next suite see FB_* of the current target cleanly.
+		if ! fb_use "$target" > "$results/$target.load" 2>&1; then
+			echo "guest: cannot load target $target again: $(cat "$results/$target.load")"
+		fi
 	done
 	fb_unload_ours
 done
+t1=$(fb_taint)
+if [ "$taint0" = "$t1" ]; then
+	echo ok > "$results/taint"
+else
+	echo "/proc/sys/kernel/tainted changed during the run: $taint0 -> $t1 (O and E masked; $(fb_taint_who))" > "$results/taint"
+fi
 dmesg > "$results/dmesg"
 true

@@ -9,6 +9,14 @@
 #                              failure is the expected result ("expected on
 #                              stock: WHY") and a pass is a failure (the test
 #                              could not tell the difference)
+#   tap_stock RC STOCKRC DESC WHY
+#                              a test of something the target lacks, where
+#                              the target's own behaviour is asserted too:
+#                              on ours it is tap_check RC; on stock/
+#                              unpatched STOCKRC is the check of the specific
+#                              stock behaviour (WHY): 0 is the expected
+#                              failure, anything else (an error, another
+#                              outcome) fails
 #   tap_skip DESC WHY          loud skip
 #   tap_done                   plan and "SUITE: N passed, N failed, N skipped";
 #                              returns non-zero when anything failed
@@ -40,6 +48,24 @@ tap_new() {
 		else
 			tap_fail=$((tap_fail + 1))
 			echo "not ok $tap_n - $2 # passed on $FB_TARGET, so this test cannot tell ($3)"
+		fi
+		;;
+	esac
+}
+
+tap_stock() {
+	case ${FB_TARGET:-ours} in
+	ours)
+		tap_check "$1" "$3"
+		;;
+	*)
+		tap_n=$((tap_n + 1))
+		if [ "$2" = 0 ]; then
+			tap_pass=$((tap_pass + 1))
+			echo "ok $tap_n - $3 # fails as expected on $FB_TARGET: $4"
+		else
+			tap_fail=$((tap_fail + 1))
+			echo "not ok $tap_n - $3 # on $FB_TARGET neither the fix nor the expected stock behaviour ($4)"
 		fi
 		;;
 	esac

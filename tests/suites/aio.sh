@@ -9,13 +9,17 @@
 # extends it, so none is made synchronous), then random reads of it that
 # verify every block (crc32c). The daemon's max_inflight_write and
 # max_inflight_read must both exceed 1, and the file read through the mount
-# (caches dropped) must equal the backing file.
+# (caches dropped) must equal the backing file. The independent model: the
+# file system is unmounted and mounted again (a new daemon) and fio
+# re-reads every block the write run wrote (verify_only with its verify
+# state): a lost or misplaced write fails there.
 #
 # usage: sh tests/suites/aio.sh
 # Environment (set by the caller): FB_TOP, FB_TARGET, FB_DEV, FB_FSTYPE,
 # FB_SCRATCH, FB_XFS (backing files go there when set). Optional:
 # FB_AIO_MODES (default "direct parallel cached"), FB_SUITE_BUDGET (seconds,
-# default 200).
+# default 420: a mode not started by then fails, "did not finish in N s"),
+# FB_DAEMON_ARGS (extra daemon options, e.g. --fault write-lost).
 FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 # shellcheck source=tests/lib/tap.sh
 . "$FB_TOP/tests/lib/tap.sh"
@@ -23,10 +27,9 @@ FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$FB_TOP/tests/lib/fuse.sh"
 
 modes=${FB_AIO_MODES:-direct parallel cached}
-budget=${FB_SUITE_BUDGET:-200}
+budget=${FB_SUITE_BUDGET:-420}
 t0=$(date +%s)
 size=4			# MiB
-ntests_mode=6
 
 mkdir -p "$FB_SCRATCH"
 trap 'fb_cleanup' EXIT
@@ -45,20 +48,17 @@ if ! fio --enghelp 2> /dev/null | grep -qw libaio; then
 fi
 tap_diag "$(fio --version), target ${FB_TARGET:-?}, $FB_FSTYPE on $FB_DEV"
 
-skip_rest() {	# skip_rest MODE WHY
-	tap_skip_n $ntests_mode "[$1]" "$2"
-}
-
 # run_fio NAME RW [FIO-OPTIONS...]: libaio, iodepth 32, O_DIRECT, 4 KiB
 run_fio() {
 	name=$1 rw=$2
 	shift 2
 	out=$FB_SCRATCH/aio-$name.out
-	timeout -k 5 120 fio --name="$name" --filename="$FB_MNT/aio" --rw="$rw" \
+	# fio keeps its verify state files in its working directory
+	(cd "$FB_SCRATCH/vstate" && exec timeout -k 5 120 fio --name="$name" --filename="$FB_MNT/aio" --rw="$rw" \
 		--size=${size}M --bs=4k --ioengine=libaio --iodepth=32 \
 		--iodepth_batch_submit=8 --direct=1 --fallocate=none \
 		--create_on_open=1 --runtime=90 --verify=crc32c \
-		--verify_state_save=0 --verify_fatal=1 "$@" --output="$out" \
+		--verify_fatal=1 "$@" --output="$out") \
 		> /dev/null 2>&1
 	rc=$?
 	nerr=$(grep -c 'err= *[1-9]' "$out" 2> /dev/null)
@@ -74,7 +74,7 @@ run_fio() {
 
 for m in $modes; do
 	if [ $(($(date +%s) - t0)) -gt "$budget" ]; then
-		skip_rest "$m" "suite time budget of ${budget}s used up"
+		tap_check 1 "[$m] aio did not finish in $budget s (FB_SUITE_BUDGET): this mode did not start"
 		continue
 	fi
 	FB_BACK=$base/$m
@@ -87,16 +87,17 @@ for m in $modes; do
 	if ! fb_mount $margs --delay-us 2000 --threads 8 2> "$FB_SCRATCH/daemon.err"; then
 		tap_check 1 "[$m] mount ($margs): $(head -n 1 "$FB_SCRATCH/daemon.err")"
 		fb_cleanup
-		skip_rest "$m" "mount failed"
 		continue
 	fi
-	run_fio "aw-$m" randwrite --do_verify=0
+	rm -rf "$FB_SCRATCH/vstate"
+	mkdir -p "$FB_SCRATCH/vstate"
+	run_fio "aw-$m" randwrite --do_verify=0 --verify_state_save=1
 	tap_check $? "[$m] fio libaio iodepth 32 O_DIRECT 4 KiB random writes ($bw)"
 	w=$(fb_stat max_inflight_write)
 	tap_diag "[$m] max_inflight_write=$w"
 	[ "${w:-0}" -gt 1 ]
 	tap_check $? "[$m] the daemon had WRITEs in flight concurrently (max_inflight_write=${w:-none} > 1)"
-	run_fio "ar-$m" randread
+	run_fio "ar-$m" randread --verify_state_save=0
 	tap_check $? "[$m] fio libaio iodepth 32 O_DIRECT 4 KiB random reads, each block verified ($bw)"
 	r=$(fb_stat max_inflight_read)
 	tap_diag "[$m] max_inflight_read=$r max_inflight_io=$(fb_stat max_inflight_io) READs=$(fb_stat op_READ) WRITEs=$(fb_stat op_WRITE)"
@@ -108,6 +109,16 @@ for m in $modes; do
 	tap_check $? "[$m] caches dropped: the file through the mount equals the backing file $(head -n 1 "$FB_SCRATCH/cmp.out")"
 	fb_umount
 	tap_check $? "[$m] unmount; the daemon exits"
+	# shellcheck disable=SC2086 # several options
+	if fb_mount $margs --threads 8 2> "$FB_SCRATCH/daemon.err"; then
+		run_fio "aw-$m" randwrite --verify_only=1 --verify_state_load=1
+		vrc=$?
+		fb_umount
+	else
+		tap_diag "[$m] remount failed: $(head -n 1 "$FB_SCRATCH/daemon.err")"
+		vrc=1
+	fi
+	tap_check $vrc "[$m] after unmount and mount: fio verify_only re-reads every block the write run wrote (its verify state)"
 	tap_diag "[$m] $(($(date +%s) - tm)) s"
 	rm -rf "$FB_BACK"
 done

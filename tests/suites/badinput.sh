@@ -40,6 +40,8 @@ export LC_ALL
 #           write64k 64 KiB in one write(2) must work and reach the daemon
 #                  as 4 KiB WRITEs at most (>= 16 of them)
 #           getxattr getfattr -n user.fb on the file (GETXATTR)
+#           lost   write 4 KiB: the write must succeed and the backing file
+#                  must NOT have the data (the fault the data suites catch)
 table='
 # fault                 mode         trigger   caller        daemon
 hdr-short-write         cached       fstat     ok            EINVAL
@@ -74,6 +76,7 @@ dirent-slash            cached       ls        EIO           0
 init-major6             cached       init      ECONNREFUSED  0
 init-minor0             cached       init      EIO           0
 init-maxwrite0          cached       write64k  ok            0
+write-lost              cached       lost      ok            -
 notify-bogus-code       cached       fstat     ok            EINVAL
 notify-inval-unknown    cached       fstat     ok            ENOENT
 pt-backing-id0          passthrough  cat       EIO           0
@@ -185,7 +188,7 @@ trig() {
 	cat)
 		timeout -k 2 20 cat "$f"
 		;;
-	write)
+	write | lost)
 		timeout -k 2 20 dd if="$FB_SCRATCH/ref4k" of="$f" bs=4096 count=1 \
 			conv=notrunc status=none
 		;;
@@ -217,6 +220,10 @@ trig() {
 	write64k)
 		cmp -s "$FB_SCRATCH/ref64k" "$FB_BACK/file" && good=yes
 		tout="64 KiB written"
+		;;
+	lost)
+		cmp -s -n 4096 "$FB_SCRATCH/ref4k" "$FB_BACK/file" || good=yes
+		tout="4 KiB written, $([ $good = yes ] && echo "not in the backing file" || echo "yet in the backing file")"
 		;;
 	statfs) [ "${tout:-x}" -ge 0 ] 2> /dev/null && good=yes ;;
 	ls | lstrunc)
@@ -305,7 +312,7 @@ while read -r name mode trigger caller daemon <&3; do
 	# a row that asserts no error must have a trigger that checks something
 	# else; otherwise the test could not fail
 	case $caller/$daemon/$trigger in
-	ok/0/lstrunc | ok/0/write64k | ok/-/lstrunc | ok/-/write64k) ;;
+	ok/0/lstrunc | ok/0/write64k | ok/-/lstrunc | ok/-/write64k | ok/-/lost) ;;
 	ok/0/* | ok/-/*)
 		tap_check 1 "$name: table row expects no reaction at all"
 		continue

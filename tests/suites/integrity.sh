@@ -9,16 +9,26 @@
 #      (crc32c). O_DIRECT except in cached mode. After each run the size
 #      through the mount must be the backing file's; after the last, caches
 #      dropped, the bytes read through the mount must be the backing file's.
+#      The independent model: after each run the file system is unmounted
+#      and mounted again (a new daemon, nothing cached) and fio re-reads
+#      every block the run wrote (verify_only, with the run's verify state
+#      files): a lost, misplaced or stale write fails there even when the
+#      backing file and the mount agree.
 #   2. The race the project's patches must survive: 3 jobs overwrite the last
-#      MiB of a 4 MiB file while a loop truncates it smaller and back (and
-#      reads its tail): no write, truncate or read error, and afterwards the
-#      size and bytes seen through the mount equal the backing file's.
+#      MiB of a 4 MiB file (with the byte 0x5a) while a loop truncates it
+#      smaller and back (and reads its tail): no write, truncate or read
+#      error, and afterwards the size and bytes seen through the mount equal
+#      the backing file's. Then it is truncated to 3.5 MiB and back to 4,
+#      unmounted, mounted again, and checked against a model kept outside
+#      FUSE (tests/bin/fbblocks): the first 3 MiB are the original bytes,
+#      every 4 KiB block up to 3.5 MiB is all zero or all 0x5a, the rest zero.
 #
 # usage: sh tests/suites/integrity.sh
 # Environment (set by the caller): FB_TOP, FB_TARGET, FB_DEV, FB_FSTYPE,
 # FB_CTL, FB_SCRATCH, FB_XFS (backing files go there when set). Optional:
 # FB_INTEGRITY_MODES (default: all five), FB_SUITE_BUDGET (seconds, default
-# 420: modes not started by then are skipped).
+# 900: a mode not started by then fails, "did not finish in N s"),
+# FB_DAEMON_ARGS (extra daemon options, e.g. --fault write-lost).
 FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 # shellcheck source=tests/lib/tap.sh
 . "$FB_TOP/tests/lib/tap.sh"
@@ -27,7 +37,8 @@ FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 
 # The modes our series changes first: a time budget cut skips the others.
 modes=${FB_INTEGRITY_MODES:-pt-parallel passthrough parallel direct cached}
-budget=${FB_SUITE_BUDGET:-420}
+budget=${FB_SUITE_BUDGET:-900}
+blocks=$FB_TOP/tests/bin/fbblocks
 t0=$(date +%s)
 mib=1048576
 prefill=8		# MiB, the shared file before the first run
@@ -78,7 +89,7 @@ fio_shared() {
 		bsrange=4k-64k
 		verify=crc32c
 		verify_fatal=1
-		verify_state_save=0
+		verify_state_save=1
 		fallocate=none
 		create_on_open=1
 		runtime=90
@@ -90,11 +101,15 @@ fio_shared() {
 		offset_increment=${reg}M
 		[app]
 		rw=write
-		file_append=1
+		offset=$size0
 		size=${append}M
 	EOF
+	# fio keeps its verify state files in its working directory
+	vdir=$FB_SCRATCH/vstate-$m-$nj
+	rm -rf "$vdir"
+	mkdir -p "$vdir"
 	ta=$(date +%s)
-	timeout -k 5 150 fio --output="$out" "$job" > /dev/null 2>&1
+	(cd "$vdir" && exec timeout -k 5 150 fio --output="$out" "$job") > /dev/null 2>&1
 	rc=$?
 	tb=$(date +%s)
 	nerr=$(grep -c 'err= *[1-9]' "$out" 2> /dev/null)
@@ -120,6 +135,29 @@ fio_shared() {
 		tap_check $? "[$m] after the $nj-job run: the size through the mount is the backing file's, grown by the appends (size $size0 -> mount $sm, backing $sb)"
 	fi
 	tap_diag "[$m] $nj jobs: fio $((tb - ta)) s, compare $(($(date +%s) - tb)) s"
+	# the model: a new mount, fio re-reads what its state files say it wrote
+	tc=$(date +%s)
+	vrc=1
+	if remount; then
+		sed -e 's/^verify_state_save=1/verify_state_load=1\nverify_only=1/' "$job" > "$job.verify"
+		(cd "$vdir" && exec timeout -k 5 150 fio --output="$out.verify" "$job.verify") > /dev/null 2>&1
+		vrc=$?
+	fi
+	tap_check $vrc "[$m] after unmount and mount: fio verify_only re-reads every block the $nj-job run wrote (its verify state), crc32c and block headers"
+	if [ $vrc != 0 ]; then
+		grep -iE 'verify|bad|err=' "$out.verify" 2> /dev/null | head -n 4 | while IFS= read -r l; do tap_diag "    $l"; done
+	fi
+	tap_diag "[$m] $nj jobs: remount and verify $(($(date +%s) - tc)) s"
+}
+
+# remount: unmount (the daemon exits) and mount the same backing directory
+# again with the same options: nothing of the old mount's caches is left.
+remount() {
+	fb_umount || tap_diag "remount: the daemon did not exit"
+	# shellcheck disable=SC2086 # several options
+	fb_mount $margs --threads 4 2> "$FB_SCRATCH/daemon.err" && return 0
+	tap_diag "remount failed: $(head -n 1 "$FB_SCRATCH/daemon.err")"
+	return 1
 }
 
 # trunc_race MODE DIRECT
@@ -137,6 +175,7 @@ trunc_race() {
 		direct=$direct
 		bs=4k
 		rw=randwrite
+		buffer_pattern=0x5a
 		norandommap=1
 		offset=$lo
 		size=1M
@@ -185,15 +224,41 @@ trunc_race() {
 	[ $crc = 0 ] && [ "$sm" = "$sb" ]
 	tap_check $? "[$m] truncate race: and again with caches dropped (mount $sm)"
 	[ $crc != 0 ] && tap_diag "cmp: $(head -n 2 "$FB_SCRATCH/cmp.out" | tr '\n' ' ')"
+	# the last truncation point, for race_model
+	mid=$((lo + mib / 2))
+	truncate -s "$mid" "$f" && truncate -s "$full" "$f"
+	tap_check $? "[$m] truncate race: final truncate to $mid and back to $full"
 	tap_diag "[$m] race: fio $((tb - ta)) s, compare $(($(date +%s) - tb)) s"
 }
 
-ntests_mode=9
+# race_model MODE: after unmount and mount, the race file against the model
+# (run after the mode's unmount; unmounts again)
+race_model() {
+	m=$1
+	full=$((racesz * mib))
+	lo=$(((racesz - 1) * mib))
+	mid=$((lo + mib / 2))
+	# shellcheck disable=SC2086 # several options
+	if fb_mount $margs --threads 4 2> "$FB_SCRATCH/daemon.err"; then
+		timeout -k 5 60 "$blocks" "$FB_MNT/race" "$full" "0:$lo:file=$FB_SCRATCH/rand.race" \
+			"$lo:$mid:zero|0x5a" "$mid:$full:zero" > "$FB_SCRATCH/blocks.out" 2>&1
+		rc=$?
+	else
+		echo "mount failed: $(head -n 1 "$FB_SCRATCH/daemon.err")" > "$FB_SCRATCH/blocks.out"
+		rc=1
+	fi
+	tap_check $rc "[$m] truncate race, after unmount and mount, against the model: the original bytes before $lo, 4 KiB blocks of zeros or 0x5a up to $mid, zeros to $full"
+	[ $rc != 0 ] && tap_diag "fbblocks: $(grep -v ': ok$' "$FB_SCRATCH/blocks.out" | head -n 2 | tr '\n' ' ')"
+	fb_umount
+}
+
+ntests_mode=13
+[ -x "$blocks" ] || { tap_check 1 "$blocks is built (make -C tests/bin)"; tap_done; exit 1; }
 head -c $((prefill * mib)) /dev/urandom > "$FB_SCRATCH/rand.shared"
 head -c $((racesz * mib)) /dev/urandom > "$FB_SCRATCH/rand.race"
 for m in $modes; do
 	if [ $(($(date +%s) - t0)) -gt "$budget" ]; then
-		tap_skip_n $ntests_mode "[$m]" "suite time budget of ${budget}s used up"
+		tap_check 1 "[$m] integrity did not finish in $budget s (FB_SUITE_BUDGET): this mode did not start"
 		continue
 	fi
 	case $m in
@@ -239,7 +304,9 @@ for m in $modes; do
 		fio_shared "$m" "$direct" 4 yes
 		trunc_race "$m" "$direct"
 	else
-		tap_skip_n $((ntests_mode - 2)) "[$m]" "$conc"
+		tap_check 1 "[$m] concurrent opens of one passthrough file: $conc"
+		fb_umount
+		continue
 	fi
 	fb_umount
 	tap_check $? "[$m] unmount; the daemon exits"
@@ -256,6 +323,7 @@ for m in $modes; do
 		tap_check $? "[$m] the writes went through the daemon (WRITE requests ${nw:-0})"
 		;;
 	esac
+	race_model "$m"
 	tap_diag "[$m] $(($(date +%s) - tm)) s (setup $((tf - tm)) s)"
 	rm -rf "$FB_BACK"
 done

@@ -163,12 +163,15 @@ cwd=$(pwd -P 2>/dev/null || echo /)
 	printf 'export FB_OUT=%s FB_CWD=%s\n' "$(shq "$out")" "$(shq "$cwd")"
 } >"$rundir/env"
 
+# log_buf_len: the suites scan the kernel log from a marker (tests/lib/fuse.sh);
+# a ring buffer that wraps during a long suite (TCG prints "hpet: Lost RTC
+# interrupts" under load) would lose it.
 # Autoloading only; explicit `modprobe NAME` is not affected.
 blacklist=kvm,kvm_amd,kvm_intel,ccp,ahci,libahci,psmouse,pcspkr,iTCO_wdt,i2c_i801,lpc_ich,serio_raw,evdev,i6300esb,button,qemu_fw_cfg,intel_pmc_bxt
 
 set -- vng --run "$vmlinuz" --disable-kvm --disable-microvm --force-9p \
 	--cpus "$cpus" --memory "${mem}M" \
-	--verbose --append "loglevel=5" --append "modprobe.blacklist=$blacklist" \
+	--verbose --append "loglevel=5" --append "log_buf_len=8M" --append "modprobe.blacklist=$blacklist" \
 	--qemu-opts=-nodefaults --qemu-opts=-accel --qemu-opts=tcg,thread=multi \
 	--exec "sh $(shq "$here/guest.sh") $(shq "$rundir")"
 # With --rw the results directory is writable as part of the root; vng also
