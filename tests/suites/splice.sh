@@ -14,8 +14,8 @@
 # the race takes the guest down, so the default run skips stock: with
 # FB_SPLICE_CRASH=1 (tests/splice/stock.sh, its own boot) the suite runs on
 # stock with panic_on_oops, and the host asserts the BUG line in the console.
-# Environment: FB_SPLICE_ROUNDS (racer rounds, default 20), FB_SPLICE_FIO
-# (fio seconds, default 20).
+# Environment: FB_SPLICE_ROUNDS (racer rounds, default 12), FB_SPLICE_FIO
+# (fio seconds, default 8).
 FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$FB_TOP/tests/lib/tap.sh"
 . "$FB_TOP/tests/lib/fuse.sh"
@@ -25,8 +25,8 @@ racer=$FB_TOP/tests/splice/fbsplice
 S=$FB_SCRATCH
 B=$S/sb
 M=$S/sm
-rounds=${FB_SPLICE_ROUNDS:-20}
-fiosec=${FB_SPLICE_FIO:-20}
+rounds=${FB_SPLICE_ROUNDS:-12}
+fiosec=${FB_SPLICE_FIO:-8}
 writers=4
 # ms the daemon holds each page-cache writeback WRITE
 delay=150
