@@ -38,7 +38,7 @@ daemon_left() {
 # sshd on 127.0.0.1:$port for root, with keys made now.
 start_sshd() {
 	command -v sshd > /dev/null || PATH=$PATH:/usr/sbin
-	command -v sshd > /dev/null || return 1
+	command -v sshd > /dev/null || { echo "no sshd (openssh-server)" >&2; return 1; }
 	ip link set lo up 2> /dev/null
 	mkdir -p /run/sshd "$S/ssh"
 	chmod 700 "$S/ssh"
