@@ -12,6 +12,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 kver=${1:?usage: run-vm.sh KVER [SUITE...]}
 shift
 all_suites="smoke integrity aio faults badinput parallel security dropin status libfuse splice"
+# daemons (real FUSE daemons, ~4 min a kernel) only in the full run
+[ "${FB_CHECK_FULL:-0}" = 1 ] && all_suites="$all_suites daemons"
 want=${*:-$all_suites}
 suites=""
 for s in $want; do
