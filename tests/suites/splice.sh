@@ -50,20 +50,30 @@ cleanup() {
 	while fb_mounted "$M"; do
 		umount -l "$M" 2> /dev/null || break
 	done
-	for p in $(pgrep -f "fbmixd --wb-delay-ms $delay $B"); do
+	for p in $(pgrep -f "fbmixd --wb-delay-ms [0-9]* $B"); do
 		kill -9 "$p" 2> /dev/null
 	done
 }
 trap cleanup EXIT
 
-case $FB_FSTYPE in
-fuse) "$mixd" --wb-delay-ms "$delay" "$B" "$M" 2> "$S/mount.err" ;;
-*) "$tool" run -- "$mixd" --wb-delay-ms "$delay" "$B" "$M" > /dev/null 2> "$S/mount.err" ;;
-esac
-rc=$?
-fstype=$(awk -v m="$M" '$2 == m { print $3 }' /proc/mounts)
-[ "$rc" = 0 ] && [ "$fstype" = "$FB_FSTYPE.fbmixd" ]
-tap_check $? "fbmixd (libfuse $(pkg-config --modversion fuse3 2> /dev/null)) mounted as $fstype (exit $rc $(head -n 1 "$S/mount.err"))"
+# mixd DELAY-MS: mount fbmixd on $M (its own mount on "fuse", else through
+# fuse-backport run), page-cache writeback answered after DELAY-MS
+mixd() {
+	case $FB_FSTYPE in
+	fuse) "$mixd" --wb-delay-ms "$1" "$B" "$M" 2> "$S/mount.err" ;;
+	*) "$tool" run -- "$mixd" --wb-delay-ms "$1" "$B" "$M" > /dev/null 2> "$S/mount.err" ;;
+	esac
+	rc=$?
+	fstype=$(awk -v m="$M" '$2 == m { print $3 }' /proc/mounts)
+	[ "$rc" = 0 ] && [ "$fstype" = "$FB_FSTYPE.fbmixd" ]
+}
+# unmixd: unmount, the daemon gone within 10 s
+unmixd() {
+	umount "$M" && fb_wait_while 100 pgrep -f "fbmixd --wb-delay-ms [0-9]* $B" > /dev/null
+}
+
+mixd "$delay"
+tap_check $? "fbmixd (libfuse $(pkg-config --modversion fuse3 2> /dev/null)) mounted as $fstype, writeback answered after $delay ms (exit $rc $(head -n 1 "$S/mount.err"))"
 if ! fb_mounted "$M"; then
 	tap_done
 	exit
@@ -86,7 +96,10 @@ else
 	tap_check $rc "$rounds rounds: $writers splice writers on O_DIRECT opens (FOPEN_DIRECT_IO|FOPEN_PARALLEL_DIRECT_WRITES) racing shared-mmap writeback, a direct reader and truncate; every spliced byte in the backing file (exit $rc in $(($(date +%s) - start)) s $(head -n 1 "$S/racer.err"))"
 fi
 
-# generic/095's mix: the same file through every engine at once.
+# generic/095's mix: the same file through every engine at once; writeback
+# answered after 5 ms (150 ms makes fio's mmap and buffered jobs crawl).
+unmixd && mixd 5
+tap_check $? "remounted, writeback answered after 5 ms (exit $rc $(head -n 1 "$S/mount.err"))"
 cat > "$S/mix.fio" << JOB
 [global]
 filename=$M/fio
@@ -132,6 +145,6 @@ fb_drop_caches
 cmp -s "$M/fio" "$B/fio" && cmp -s "$M/f" "$B/f"
 tap_check $? "after the races: both files read through the mount equal the backing files byte for byte"
 
-umount "$M" && fb_wait_while 100 pgrep -f "fbmixd --wb-delay-ms $delay $B" > /dev/null
+unmixd
 tap_check $? "unmount; the daemon exits"
 tap_done
