@@ -72,8 +72,9 @@ mountcmd() {
 	mergerfs)
 		mkdir -p "$S/b/1" "$S/b/2"
 		BK=$S/b/1
-		# one branch takes new files (ff: first found), so they land in b/1
-		cmd="mergerfs -o category.create=ff,cache.files=partial,dropcacheonclose=true $S/b/1:$S/b/2 $M"
+		# new files go to the first branch (ff: first found) with 1M free (the
+		# default minfreespace, 4G, is more than the guest's /tmp has)
+		cmd="mergerfs -o minfreespace=1M,category.create=ff,cache.files=partial,dropcacheonclose=true $S/b/1:$S/b/2 $M"
 		;;
 	bindfs)
 		BK=$S/b
