@@ -58,6 +58,7 @@ KbdInteractiveAuthentication no
 UsePAM no
 StrictModes no
 Subsystem sftp internal-sftp
+LogLevel VERBOSE
 CONF
 	"$(command -v sshd)" -f "$S/ssh/sshd_config" -E "$S/sshd.log" || return 1
 	fb_wait_while 100 [ ! -s "$S/sshd.pid" ]
@@ -125,6 +126,7 @@ for d in mergerfs bindfs fuse-overlayfs sshfs; do
 	esac
 	tap_check $? "$d $ver: $how: mounted as ${fstype:-nothing} (exit $rc $(head -n 1 "$S/mount.err"))"
 	if ! fb_mounted "$M"; then
+		[ "$d" = sshfs ] && tap_diag "sshd's log: $(tail -n 8 "$S/sshd.log")"
 		tap_skip_n 4 "$d" "not mounted"
 		continue
 	fi
