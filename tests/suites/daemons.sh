@@ -97,7 +97,7 @@ mountcmd() {
 sshd_ok=0
 for d in mergerfs bindfs fuse-overlayfs sshfs; do
 	if ! command -v "$d" > /dev/null; then
-		tap_skip_n 5 "$d" "$d is not installed (scripts/deps.sh test)"
+		tap_skip_n 6 "$d" "$d is not installed (scripts/deps.sh test)"
 		continue
 	fi
 	if [ "$d" = sshfs ] && [ "$sshd_ok" = 0 ]; then
@@ -105,7 +105,7 @@ for d in mergerfs bindfs fuse-overlayfs sshfs; do
 			sshd_ok=1
 		else
 			tap_check 1 "sshd on 127.0.0.1:$port for sshfs ($(head -n 1 "$S/sshd.err") $(tail -n 1 "$S/sshd.log" 2> /dev/null))"
-			tap_skip_n 4 "$d" "no sshd"
+			tap_skip_n 5 "$d" "no sshd"
 			continue
 		fi
 	fi
@@ -127,7 +127,20 @@ for d in mergerfs bindfs fuse-overlayfs sshfs; do
 	tap_check $? "$d $ver: $how: mounted as ${fstype:-nothing} (exit $rc $(head -n 1 "$S/mount.err"))"
 	if ! fb_mounted "$M"; then
 		[ "$d" = sshfs ] && tap_diag "sshd's log: $(tail -n 8 "$S/sshd.log")"
-		tap_skip_n 4 "$d" "not mounted"
+		tap_skip_n 5 "$d" "not mounted"
+		continue
+	fi
+	# A mount nobody serves blocks every access until INIT is answered.
+	timeout -k 2 30 ls "$M" > /dev/null 2>&1
+	rc=$?
+	tap_check $rc "$d: the mount answers (ls within 30 s: exit $rc)"
+	if [ $rc != 0 ]; then
+		tap_diag "$d: $(pgrep -af "^$d " | head -n 2)"
+		umount -l "$M"
+		for p in $(daemon_pids "$d"); do
+			kill -9 "$p" 2> /dev/null
+		done
+		tap_skip_n 4 "$d" "the mount does not answer"
 		continue
 	fi
 
