@@ -23,6 +23,7 @@ cleanup() {
 		umount -l "$M" 2> /dev/null || break
 	done
 	[ -f "$S/sshd.pid" ] && kill "$(cat "$S/sshd.pid")" 2> /dev/null
+	[ -z "$(awk -v d="$FB_DEV" '$5 == d' /proc/self/mountinfo)" ] || umount -l "$FB_DEV"
 }
 trap cleanup EXIT
 
