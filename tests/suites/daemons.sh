@@ -36,7 +36,8 @@ daemon_left() {
 	[ -n "$(daemon_pids "$1")" ]
 }
 
-# sshd on 127.0.0.1:$port for root, with keys made now.
+# sshd on 127.0.0.1:$port for root, with keys made now. UsePAM: without
+# it sshd refuses root, whose password is locked ("account is locked").
 start_sshd() {
 	command -v sshd > /dev/null || PATH=$PATH:/usr/sbin
 	command -v sshd > /dev/null || { echo "no sshd (openssh-server)" >&2; return 1; }
@@ -56,7 +57,7 @@ AuthorizedKeysFile $S/ssh/authorized_keys
 PermitRootLogin prohibit-password
 PasswordAuthentication no
 KbdInteractiveAuthentication no
-UsePAM no
+UsePAM yes
 StrictModes no
 Subsystem sftp internal-sftp
 LogLevel VERBOSE
