@@ -24,9 +24,12 @@ case $what in
 build) ;;
 pkg) pkgs="$pkgs $pkgtools" ;;
 test)
-	# qemu and friends from the host release; virtme-ng from trixie.
+	# qemu and friends from the host release; virtme-ng from trixie. The
+	# real daemons of tests/suites/daemons.sh from bookworm: trixie's
+	# newer ones need trixie's libc.
 	pkgs="$pkgs qemu-system-x86 udev busybox-static cpio zstd fio libaio-dev libfuse3-dev pkg-config jq \
-xfsprogs attr libcap2-bin shellcheck gnuplot-nox virtme-ng/trixie $pkgtools"
+xfsprogs attr libcap2-bin shellcheck gnuplot-nox virtme-ng/trixie $pkgtools \
+mergerfs bindfs fuse-overlayfs sshfs openssh-server"
 	;;
 *) die "unknown set '$what' (build, pkg or test)" ;;
 esac

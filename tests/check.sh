@@ -18,7 +18,9 @@ mkdir -p "$logs"
 vm_kvers=${FB_VM_KVERS:-6.12.95+deb12-amd64}
 dkms_kvers=${FB_DKMS_KVERS:-6.12.95+deb12-amd64 6.1.0-57-amd64}
 full=${FB_CHECK_FULL:-0}
-core_suites="smoke integrity parallel security dropin status"
+core_suites="smoke integrity parallel security dropin status splice"
+# stock kernels the splice race takes down (tests/splice/stock.sh, FB_CHECK_FULL=1)
+splice_stock_kvers=${FB_SPLICE_STOCK_KVERS:-6.1.0-57-amd64}
 
 total_p=0 total_f=0 total_s=0
 summary=""
@@ -128,6 +130,13 @@ for k in $vm_kvers; do
 		echo "SKIPPED: vm-$k: suites outside the core set ($core_suites); FB_CHECK_FULL=1 runs them all"
 	fi
 	first=0
+done
+for k in $splice_stock_kvers; do
+	if [ "$full" = 1 ]; then
+		section "splice-stock-$k" sh tests/splice/stock.sh "$k"
+	else
+		section "splice-stock-$k" skipped "splice-stock-$k" "the stock splice crash takes its guest down; FB_CHECK_FULL=1 boots for it"
+	fi
 done
 
 # Kernel headers that vanished from the archive (scripts/deps.sh): the
