@@ -192,9 +192,9 @@ fi
 # stale, so without pauses almost none would be applied.
 if mount_pt --attr-timeout 1; then
 	uwrite 1
+	# until the writers are done: fio may take seconds to start
 	(
-		end=$(($(date +%s) + 5))
-		while [ "$(date +%s)" -lt $end ]; do
+		while :; do
 			stat -c %Z "$FB_MNT/f" > /dev/null
 		done
 	) &
@@ -206,6 +206,7 @@ if mount_pt --attr-timeout 1; then
 	frc=$?
 	t1=$(date +%s)
 	after=$(fb_stat op_GETXATTR)
+	kill $spid
 	wait $spid
 	n=$((${after:-0} - ${before:-0}))
 	# one per second the writers ran (fio start-up included), the first
