@@ -111,6 +111,7 @@ struct mnt {
 	char *family;
 	char *mountpoint;
 	char *source;
+	bool fallback;		/* made by run -o fallback: not ours */
 };
 
 struct state {
@@ -173,22 +174,6 @@ static char *base_of_version(const char *v)
 	return fb_fmt("%.*s", (int)(dot + 1 - v + n), v);
 }
 
-static bool fs_registered(struct state *st, const char *name)
-{
-	char *line, *save = NULL, *copy = fb_strdup(st->filesystems);
-	bool found = false;
-	char *f;
-
-	for (line = strtok_r(copy, "\n", &save); line && !found;
-	     line = strtok_r(NULL, "\n", &save)) {
-		f = strrchr(line, '\t');
-		f = f ? f + 1 : line;
-		found = strcmp(f, name) == 0;
-	}
-	free(copy);
-	return found;
-}
-
 /* The lines of /proc/kallsyms that name our two symbols. */
 static void read_kallsyms(struct state *st)
 {
@@ -243,6 +228,10 @@ static bool modinfo_read(const char *file, struct modinfo *mi)
 	out = fb_capture(argv, &status);
 	if (!out)
 		return false;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		free(out);
+		return false;
+	}
 	for (line = strtok_r(out, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		v = strchr(line, ':');
@@ -390,35 +379,59 @@ static int series_num(const char *v)
 	return maj * 1000 + min;
 }
 
-/* Our module installed for K: updates/dkms/{fuse,PREFIX}.ko* of ours. */
-static void kernel_ours(struct kernel *k)
+/* Where the packages install our module, under /lib/modules/KVER. */
+static const char *const ours_dirs[] = {
+	"updates/dkms",			/* DKMS on Debian */
+	"extra",			/* DKMS on EL */
+	"updates/" FB_DKMS_NAME,	/* the prebuilt kmod .deb */
+};
+
+/* Is FILE a module of ours? Its modinfo, or false; a failed modinfo is an error. */
+static bool ours_at(struct state *st, struct kernel *k, const char *name,
+		    const char *file)
+{
+	struct modinfo mi;
+
+	if (!fb_exists(file))
+		return false;
+	if (!modinfo_read(file, &mi)) {
+		fb_msg("modinfo (kmod) failed on %s", file);
+		st->error = true;
+		return false;
+	}
+	if (!is_ours_version(mi.version))
+		return false;
+	k->ours = mi;
+	k->ours_name = fb_strdup(name);
+	return true;
+}
+
+/*
+ * Our module installed for K: first what modules.dep resolves fusebp and
+ * fuse to (what modprobe loads, wherever the package put it), then the
+ * directories our packages use, in case depmod has not run yet.
+ */
+static void kernel_ours(struct state *st, struct kernel *k)
 {
 	static const char *const names[] = { FB_PREFIX, "fuse" };
-	struct modinfo mi;
-	unsigned int i, j;
+	unsigned int i, d, x;
 	char *path;
+	bool found = false;
 
-	for (i = 0; i < 2 && !k->ours.file; i++) {
-		for (j = 0; j < ARRAY_SIZE(ko_suffixes); j++) {
-			path = fb_fmt(FB_MODULES_DIR "/%s/updates/dkms/%s%s",
-				      k->kver, names[i], ko_suffixes[j]);
-			if (!fb_exists(path)) {
-				free(path);
-				continue;
-			}
-			if (!modinfo_read(path, &mi)) {
-				fb_msg("cannot run modinfo (kmod) on %s", path);
-				free(path);
-				continue;
-			}
-			free(path);
-			if (is_ours_version(mi.version)) {
-				k->ours = mi;
-				k->ours_name = fb_strdup(names[i]);
-				break;
-			}
-		}
+	for (i = 0; i < ARRAY_SIZE(names) && !found; i++) {
+		path = modules_dep_file(k->kver, names[i]);
+		if (path)
+			found = ours_at(st, k, names[i], path);
+		free(path);
 	}
+	for (i = 0; i < ARRAY_SIZE(names) && !found; i++)
+		for (d = 0; d < ARRAY_SIZE(ours_dirs) && !found; d++)
+			for (x = 0; x < ARRAY_SIZE(ko_suffixes) && !found; x++) {
+				path = fb_fmt(FB_MODULES_DIR "/%s/%s/%s%s", k->kver,
+					      ours_dirs[d], names[i], ko_suffixes[x]);
+				found = ours_at(st, k, names[i], path);
+				free(path);
+			}
 }
 
 static void kernel_dkms(struct kernel *k, const char *arch)
@@ -519,7 +532,7 @@ static int survey_kernels(struct state *st)
 		kernel_fuse_config(k);
 		k->flavor = k->fuse_cfg == 'm' ? "dropin" :
 			    k->fuse_cfg == 'y' ? "renamed" : NULL;
-		kernel_ours(k);
+		kernel_ours(st, k);
 		kernel_dkms(k, st->uts.machine);
 		if (k->ours.file)
 			continue;
@@ -585,7 +598,7 @@ static void impl_survey(struct state *st, struct impl *im, const char *fstype,
 	im->srcmatch = -1;
 	im->passthrough = -1;
 	im->fix = -1;
-	im->registered = fs_registered(st, fstype);
+	im->registered = fb_fs_in_list(st->filesystems, fstype);
 	p = fb_fmt("/sys/module/%s/initstate", modname);
 	im->loaded = fb_exists(p);
 	free(p);
@@ -598,7 +611,7 @@ static void impl_survey(struct state *st, struct impl *im, const char *fstype,
 	free(p);
 	p = modules_dep_file(st->uts.release, modname);
 	if (p && !modinfo_read(p, &im->file)) {
-		fb_msg("cannot run modinfo (kmod) on %s", p);
+		fb_msg("modinfo (kmod) failed on %s", p);
 		st->error = true;
 	}
 	free(p);
@@ -695,23 +708,6 @@ static void impl_survey(struct state *st, struct impl *im, const char *fstype,
 		im->protocol = NULL;
 }
 
-static char *unescape_mountinfo(const char *s)
-{
-	char *r = fb_strdup(s), *o = r;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
-	return r;
-}
-
 static const char *fuse_family(const char *t)
 {
 	static const char *const fams[] = { "fuse", FB_PREFIX };
@@ -737,39 +733,23 @@ static const char *fuse_family(const char *t)
 	return NULL;
 }
 
+/* FUSE mounts from mountinfo; those made by `run -o fallback` marked. */
 static int survey_mounts(struct state *st)
 {
-	char *mi = fb_read_file("/proc/self/mountinfo", NULL);
-	char *line, *save = NULL, *sep, *f[10];
-	const char *fam;
+	struct fb_mount *mi;
+	const char *family;
 	struct mnt *m;
-	int i;
+	size_t n, i;
+	char *note;
 
+	mi = fb_mountinfo_read(&n);
 	if (!mi) {
 		fb_msg("cannot read /proc/self/mountinfo: %s", strerror(errno));
 		return -1;
 	}
-	for (line = strtok_r(mi, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *s2 = NULL;
-
-		sep = strstr(line, " - ");
-		if (!sep)
-			continue;
-		*sep = '\0';
-		/* mount id, parent, dev, root, mount point */
-		f[0] = strtok_r(line, " ", &s2);
-		for (i = 1; i < 5 && f[i - 1]; i++)
-			f[i] = strtok_r(NULL, " ", &s2);
-		if (i < 5 || !f[4])
-			continue;
-		s2 = NULL;
-		f[5] = strtok_r(sep + 3, " ", &s2);
-		f[6] = f[5] ? strtok_r(NULL, " ", &s2) : NULL;
-		if (!f[5])
-			continue;
-		fam = fuse_family(f[5]);
-		if (!fam)
+	for (i = 0; i < n; i++) {
+		family = fuse_family(mi[i].fstype);
+		if (!family)
 			continue;
 		m = realloc(st->mounts, (st->nmounts + 1) * sizeof(*m));
 		if (!m) {
@@ -778,12 +758,16 @@ static int survey_mounts(struct state *st)
 		}
 		st->mounts = m;
 		m = &st->mounts[st->nmounts++];
-		m->fstype = unescape_mountinfo(f[5]);
-		m->family = fb_strdup(fam);
-		m->mountpoint = unescape_mountinfo(f[4]);
-		m->source = unescape_mountinfo(f[6] ? f[6] : "");
+		m->fstype = fb_strdup(mi[i].fstype);
+		m->family = fb_strdup(family);
+		m->mountpoint = fb_strdup(mi[i].mountpoint);
+		m->source = fb_strdup(mi[i].source);
+		/* the supervisor of a fallback mount notes it by device number */
+		note = fb_fmt(FB_FALLBACK_DIR "/%s", mi[i].dev);
+		m->fallback = !strcmp(family, "fuse") && fb_exists(note);
+		free(note);
 	}
-	free(mi);
+	fb_mountinfo_free(mi, n);
 	return 0;
 }
 
@@ -824,6 +808,11 @@ static void judge(struct state *st)
 			problem(st, fb_fmt("the loaded %s (%s) is not the installed version %s: reload it",
 					   im->modname, im->version, im->file.version));
 	}
+	for (i = 0; i < st->nmounts; i++)
+		if (st->mounts[i].fallback)
+			problem(st, fb_fmt("fallback: %s is served by the kernel's own FUSE (-t %s, mounted with -o fallback because %s could not be loaded)",
+					   st->mounts[i].mountpoint, st->mounts[i].fstype,
+					   FB_PREFIX));
 	if (st->newest && !st->newest->ours.file) {
 		st->warning = fb_fmt("the newest installed kernel %s has no module of ours (%s). Booting it (the default boot entry) serves FUSE from the stock code only%s.",
 				     st->newest->kver, st->newest->why_none,
@@ -847,7 +836,7 @@ static void judge(struct state *st)
 				r->ours.version, FB_TOOL_VERSION));
 }
 
-static const char *tri(int v)
+static const char *yes_no_unknown(int v)
 {
 	return v < 0 ? "unknown" : v ? "yes" : "no";
 }
@@ -925,8 +914,8 @@ static void print_json(struct state *st)
 		json_kv(f, "family", st->mounts[i].family, true);
 		json_kv(f, "fstype", st->mounts[i].fstype, true);
 		json_kv(f, "mountpoint", st->mounts[i].mountpoint, true);
-		json_kv(f, "source", st->mounts[i].source, false);
-		fputs("}", f);
+		json_kv(f, "source", st->mounts[i].source, true);
+		fprintf(f, "\"fallback\": %s}", st->mounts[i].fallback ? "true" : "false");
 	}
 	fputs(st->nmounts ? "\n  ],\n  \"kernels\": [" : "],\n  \"kernels\": [", f);
 	for (i = 0; i < st->nkernels; i++) {
@@ -968,6 +957,16 @@ static void print_json(struct state *st)
 
 #define FIELD "  %-28s "
 
+/*
+ * Names anyone can choose (fsname through fusermount3, mountpoints) go to
+ * the terminal with control bytes and invalid UTF-8 escaped (\\xHH): no
+ * escape sequence, no line of their making. Kept for the process's life.
+ */
+static const char *text(const char *s)
+{
+	return fb_printable(s);
+}
+
 static void print_text(struct state *st)
 {
 	struct kernel *r = st->running;
@@ -996,10 +995,10 @@ static void print_text(struct state *st)
 		printf("\n" FIELD "%s\n", "evidence:", im->source ? im->source : "-");
 		printf(FIELD "%s (%s)\n", "protocol:",
 		       im->protocol ? im->protocol : "unknown", im->protocol_how);
-		printf(FIELD "%s (%s)\n", "passthrough:", tri(im->passthrough),
+		printf(FIELD "%s (%s)\n", "passthrough:", yes_no_unknown(im->passthrough),
 		       im->passthrough_how);
 		printf(FIELD "%s (%s)\n", "parallel passthrough writes:",
-		       tri(im->fix), im->fix_how);
+		       yes_no_unknown(im->fix), im->fix_how);
 	}
 	for (i = 0; i < st->nmounts; i++) {
 		if (!strcmp(st->mounts[i].family, "fuse"))
@@ -1009,9 +1008,10 @@ static void print_text(struct state *st)
 	}
 	printf("\nFUSE mounts: fuse %d, %s %d\n", nf, FB_PREFIX, nb);
 	for (i = 0; i < st->nmounts; i++)
-		printf("  %-8s %s on %s (source %s)\n", st->mounts[i].family,
-		       st->mounts[i].fstype, st->mounts[i].mountpoint,
-		       st->mounts[i].source);
+		printf("  %-8s %s on %s (source %s)%s\n", st->mounts[i].family,
+		       text(st->mounts[i].fstype), text(st->mounts[i].mountpoint),
+		       text(st->mounts[i].source),
+		       st->mounts[i].fallback ? " [fallback]" : "");
 	printf("\ninstalled kernels (newest first):\n");
 	if (!st->nkernels)
 		printf("  none under " FB_MODULES_DIR "\n");
@@ -1039,9 +1039,9 @@ static void print_text(struct state *st)
 		       st->warning);
 	printf("\nstatus: %s\n", health(st));
 	for (i = 0; i < st->nproblems; i++)
-		printf("  problem: %s\n", st->problems[i]);
+		printf("  problem: %s\n", text(st->problems[i]));
 	for (i = 0; i < st->nnotes; i++)
-		printf("  note: %s\n", st->notes[i]);
+		printf("  note: %s\n", text(st->notes[i]));
 }
 
 static void status_usage(FILE *f)
@@ -1097,6 +1097,9 @@ int fb_cmd_status(int argc, char **argv)
 	int c;
 
 	fb_fatal_status = 2;
+	/* root runs modinfo from the system's directories, not a caller's PATH */
+	if (geteuid() == 0)
+		setenv("PATH", FB_SAFE_PATH, 1);
 	memset(&st, 0, sizeof(st));
 	st.probe = true;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
