@@ -8,7 +8,9 @@
  * sysfs and modinfo for whose it is, /proc/kallsyms for the code it holds,
  * the FUSE_INIT request of a throwaway mount (probe.c) for the protocol,
  * modules.builtin/modules.order/config files for how a kernel has FUSE, and
- * /lib/modules/KVER/updates/dkms and the DKMS tree for our builds.
+ * modules.dep (what modprobe loads; else updates/dkms, extra or
+ * updates/fuse-backport under /lib/modules/KVER) and the DKMS tree for our
+ * builds.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -1063,16 +1065,17 @@ static void status_usage(FILE *f)
 		"adds), the FUSE_INIT request of a throwaway mount made in a private mount\n"
 		"namespace on a private tmpfs (protocol, FUSE_PASSTHROUGH; only types that\n"
 		"are already registered: nothing gets loaded), modules.builtin/modules.order\n"
-		"or the kernel config (how a kernel has FUSE), /lib/modules/KVER/updates/dkms\n"
-		"and /var/lib/dkms/" FB_DKMS_NAME " (our builds).\n"
+		"or the kernel config (how a kernel has FUSE), modules.dep (what modprobe\n"
+		"loads; else updates/dkms, extra or updates/" FB_DKMS_NAME " under\n"
+		"/lib/modules/KVER) and /var/lib/dkms/" FB_DKMS_NAME " (our builds).\n"
 		"\n"
 		"An installed kernel is a /lib/modules/KVER with modules.order or kernel/\n"
 		"(an image, not headers only); the newest is the highest version.\n"
 		"\n"
 		"Exit status:\n"
 		"  0  healthy: all of\n"
-		"     - a module of ours (modinfo version *+fb*) is installed under\n"
-		"       /lib/modules/$(uname -r)/updates/dkms for the running kernel;\n"
+		"     - a module of ours (modinfo version *+fb*) is installed for the\n"
+		"       running kernel (see above for where);\n"
 		"     - it serves its type: drop-in (FUSE as a module): the loaded fuse is\n"
 		"       ours, or none is loaded and modprobe resolves fuse to ours;\n"
 		"       renamed (FUSE built in): " FB_PREFIX " is loaded;\n"
@@ -1081,6 +1084,9 @@ static void status_usage(FILE *f)
 		"  1  degraded: any of these does not hold (each is listed as a problem;\n"
 		"     notes, such as older kernels without our module, do not count)\n"
 		"  2  error: the state could not be read (/proc, /lib/modules, modinfo)\n"
+		"A mount of the kernel's FUSE made by 'run -o fallback' counts as a problem.\n"
+		"Names (fsname, mountpoints) are printed with control bytes and invalid\n"
+		"UTF-8 as \\xHH; JSON replaces invalid UTF-8 by U+FFFD.\n"
 		"     or bad usage\n");
 }
 
