@@ -1084,10 +1084,10 @@ static void status_usage(FILE *f)
 		"  1  degraded: any of these does not hold (each is listed as a problem;\n"
 		"     notes, such as older kernels without our module, do not count)\n"
 		"  2  error: the state could not be read (/proc, /lib/modules, modinfo)\n"
-		"     or bad usage\n");
+		"     or bad usage\n"
 		"A mount of the kernel's FUSE made by 'run -o fallback' counts as a problem.\n"
 		"Names (fsname, mountpoints) are printed with control bytes and invalid\n"
-		"UTF-8 as \\xHH; JSON replaces invalid UTF-8 by U+FFFD.\n"
+		"UTF-8 as \\xHH; JSON replaces invalid UTF-8 by U+FFFD.\n");
 }
 
 int fb_cmd_status(int argc, char **argv)
