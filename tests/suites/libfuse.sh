@@ -452,6 +452,17 @@ tap_check $? "run -- fbperm BACKING MNT -p 2222 (an option with a value after th
 rm -f "$M/p" "$B/p"
 reset
 
+# errno saved before the message (issue 15, 5): /dev/fusebp missing, and
+# stderr on /dev/full so that printing fails: still exit 32 (mount failed),
+# not 1 (permission).
+# shellcheck disable=SC2016 # expanded by the inner shell
+unshare -m sh -c 'mount -t tmpfs none /dev && mknod -m 666 /dev/null c 1 3 && mknod -m 666 /dev/full c 1 7 &&
+	exec "$1" mount "$2#$3" "$4" 2> /dev/full' sh "$tool" "$fbb" "$B" "$M"
+rc=$?
+[ "$rc" = 32 ] && ! fb_mounted "$M"
+tap_check $? "mount.fusebp with /dev/fusebp missing and stderr failing: exit $rc (want 32: the open's errno, not the message's)"
+reset
+
 # --- status with hostile fsnames (issue 15, 7) ---
 evil=$(printf 'ev\033[2Jil\nFUSE mounts: spoofed\377\376')
 "$tool" run -o "fsname=$evil" -- "$fbb" "$B" "$M" > /dev/null 2> "$S/run.err"
