@@ -342,6 +342,10 @@ reset() {
 		timeout -k 2 10 umount -l "$M" 2> /dev/null || break
 	done
 }
+# daemon_down: no fbbacking serves $B (yet)
+daemon_down() {
+	! pgrep -f "^$fbb $B /dev/fd/[0-9]" > /dev/null
+}
 # gone_within LABEL: within 10 s nothing is mounted on $M and the
 # supervisor is gone; extra checks follow in the caller
 gone_within() {
@@ -375,10 +379,10 @@ reset
 # A foreground fusebpblk daemon whose child holds the device: killed, run
 # returns within seconds with its status, nothing mounted or claimed.
 if [ -n "$lo" ]; then
-	FBWRAP_PIDFILE=$S/child timeout -k 2 30 "$tool" run -o blkdev,blksize=4096,fsname="$lo" -- \
+	FBWRAP_PIDFILE=$S/child timeout -k 2 60 "$tool" run -o blkdev,blksize=4096,fsname="$lo" -- \
 		"$wrap" keep "$B" "$M" -f > /dev/null 2> "$S/run.err" &
 	r=$!
-	fb_wait_while 100 [ -z "$(pgrep -f "^$fbb $B /dev/fd/[0-9]")" ]
+	fb_wait_while 100 daemon_down
 	d=$(pgrep -f "^$fbb $B /dev/fd/[0-9]")
 	t0=$(date +%s)
 	[ -n "$d" ] && kill -9 "$d"
