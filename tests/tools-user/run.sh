@@ -7,7 +7,7 @@
 # refuses option injection (before it needs the module, which the host
 # lacks).
 # Runs as root in a private mount namespace (tmpfs over /lib/modules, a
-# FUSE mount nobody serves); the module is a fake: an ELF object with our
+# FUSE mount nobody serves, mounted with mount -i: no mount.fuse helper); the module is a fake: an ELF object with our
 # .modinfo. TAP output, then "tools-user: N passed, N failed".
 # environment: FB_TOOL (the binary, default tools/fuse-backport)
 set -u
@@ -88,7 +88,7 @@ check $? "status as root ignores a modinfo early in PATH (exit $rc)"
 evil=$(printf 'ev\033[2Jil\nFUSE mounts: spoofed\377\376')
 mkdir -p "$work/mnt"
 if grep -qw fuse /proc/filesystems && [ -c /dev/fuse ] &&
-	exec 7<> /dev/fuse && mount -t fuse -o fd=7,rootmode=40000,user_id=0,group_id=0 "$evil" "$work/mnt"; then
+	exec 7<> /dev/fuse && mount -i -t fuse -o fd=7,rootmode=40000,user_id=0,group_id=0 "$evil" "$work/mnt"; then
 	"$tool" status --no-probe > "$work/st.txt" 2> /dev/null
 	"$tool" status --no-probe --json > "$work/st.json" 2> /dev/null
 	exec 7>&-
