@@ -97,6 +97,7 @@ make -s import > "$logs/import.log" 2>&1 || { cat "$logs/import.log"; echo "chec
 
 section lint lint
 section tools sh tests/tools/run.sh
+section tools-user sh -c 'make -s -C tools > /dev/null && sh tests/tools-user/run.sh'
 section build-matrix sh scripts/check-build.sh
 # shellcheck disable=SC2086 # a list of kernels
 section dkms sh tests/dkms/run.sh $dkms_kvers

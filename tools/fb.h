@@ -44,6 +44,9 @@ char *fb_read_file(const char *path, size_t *lenp);
 char *fb_read_line(const char *path);
 bool fb_exists(const char *path);
 bool fb_is_dir(const char *path);
+/* Is NAME in /proc/filesystems (now, or in a copy of it)? */
+bool fb_fs_registered(const char *name);
+bool fb_fs_in_list(const char *filesystems, const char *name);
 
 /*
  * Run argv (looked up in PATH) with stdin and stderr on /dev/null and
@@ -52,8 +55,31 @@ bool fb_is_dir(const char *path);
  */
 char *fb_capture(char *const argv[], int *status);
 
-/* JSON output. */
+/* JSON output: valid UTF-8 (invalid bytes become U+FFFD), controls escaped. */
 void fb_json_str(FILE *f, const char *s);
+/* A copy for a terminal: controls and invalid UTF-8 as \xHH, \ as \\. */
+char *fb_printable(const char *s);
+
+/* One line of /proc/self/mountinfo, its escapes decoded. */
+struct fb_mount {
+	int id;
+	int parent;
+	char *dev;		/* "major:minor" of the superblock */
+	char *mountpoint;
+	char *options;		/* per mount */
+	char *fstype;
+	char *source;
+	char *super_options;
+};
+
+/* Every mount; NULL with errno set when mountinfo cannot be read. */
+struct fb_mount *fb_mountinfo_read(size_t *np);
+void fb_mountinfo_free(struct fb_mount *m, size_t n);
+
+/* Where the supervisor notes mounts it made on the kernel's own FUSE. */
+#define FB_FALLBACK_DIR "/run/fuse-backport/fallback"
+/* The PATH helpers (modprobe, modinfo) are looked up in when run as root. */
+#define FB_SAFE_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 /* The FUSE_INIT request a device sends on a throwaway mount. */
 struct fb_init_info {

@@ -3,7 +3,9 @@
  * fuse-backport: command dispatch. Called as mount.fusebp (or
  * mount.fusebp.TYPE), it is the mount helper.
  */
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fb.h"
 
@@ -22,7 +24,18 @@ int main(int argc, char **argv)
 {
 	const char *base = strrchr(argv[0], '/');
 	char *pfx = "mount." FB_PREFIX;
+	int fd;
 
+	/*
+	 * Descriptors 0-2 open (on /dev/null), as fusermount3 makes sure:
+	 * else the device we open lands there and the daemon's daemonize
+	 * dup2()s /dev/null over it.
+	 */
+	do {
+		fd = open("/dev/null", O_RDWR);
+		if (fd > 2)
+			close(fd);
+	} while (fd >= 0 && fd <= 2);
 	base = base ? base + 1 : argv[0];
 	if (!strncmp(base, pfx, strlen(pfx)) &&
 	    (base[strlen(pfx)] == '\0' || base[strlen(pfx)] == '.')) {

@@ -5,23 +5,18 @@
  * mountpoint /dev/fd/N (libfuse 3.3 and later serve such a descriptor
  * without mounting anything themselves).
  *
- * Processes: the command (P) checks everything, opens the device, mounts,
- * and forks a supervisor (S), which becomes a child subreaper and starts the
- * daemon (D). Neither P nor S keeps the device open, so the connection dies
- * with the daemon. When D exits and left no process (it failed, or it ran in
- * the foreground and is done), S removes the mount if it is still there and
- * reports D's status to P. When D exits 0 and left processes (a daemon that
- * put itself in the background: they are now S's children), S reports
- * success, P returns, and S waits for the last of them to remove the mount
- * the daemon leaves behind (MNT_DETACH: a dead FUSE mount only answers
- * ENOTCONN). The mount is identified by its mount id, and left alone when
- * something is mounted on top of it.
+ * This file is the command: it parses the options (ours, mount(8)'s and
+ * the daemon's own), checks, opens the device and mounts, then forks the
+ * supervisor (supervise.c, which has the diagram) and waits for its one
+ * report. A libfuse daemon given /dev/fd/N mounts nothing, so the options
+ * it would have added itself (passthrough_hp: default_permissions,fsname=)
+ * never reach the kernel: we mount with default_permissions unless told
+ * no_default_permissions, and with fsname = the daemon's source argument.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
-#include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -34,6 +29,7 @@
 #include <unistd.h>
 
 #include "fb.h"
+#include "mount.h"
 
 #ifndef MS_NOSYMFOLLOW
 #define MS_NOSYMFOLLOW 256
@@ -41,27 +37,6 @@
 #ifndef MS_LAZYTIME
 #define MS_LAZYTIME (1 << 25)
 #endif
-
-/* Exit statuses of `run` for its own failures (those of timeout(1)). */
-#define RUN_FAILED	125
-#define RUN_NOEXEC	126
-#define RUN_NOTFOUND	127
-/* mount(8)'s: bad usage or permissions, and mount failure. */
-#define MOUNT_USAGE	1
-#define MOUNT_FAILED	32
-
-struct mnt_opts {
-	unsigned long flags;
-	char *kernel;		/* options for the kernel, comma separated */
-	char *daemon;		/* options for the daemon (-o) */
-	char *fsname;
-	char *subtype;
-	char *setuid_user;
-	bool blkdev;
-	bool blksize;
-	bool uid_set, gid_set;
-	bool verbose;
-};
 
 static const struct {
 	const char *name;
@@ -113,12 +88,43 @@ static void append(char **list, const char *opt)
 	*list = n;
 }
 
+/* For the daemon's -o, which libfuse splits at commas: \, and \\ */
+static void append_escaped(char **list, const char *opt)
+{
+	char *e = fb_alloc(2 * strlen(opt) + 1), *o = e;
+
+	for (; *opt; opt++) {
+		if (*opt == ',' || *opt == '\\')
+			*o++ = '\\';
+		*o++ = *opt;
+	}
+	*o = '\0';
+	append(list, e);
+	free(e);
+}
+
 /*
- * One option. FROM_DAEMON: it comes from the daemon's own arguments, which
- * keep it; only what concerns the mount is taken from it. 0, or -1 with a
- * message.
+ * A subtype: what the kernel shows as fusebp.SUBTYPE. Letters, digits and
+ * "_-+." only: no separator of the kernel's option string nor of
+ * mountinfo can come from a daemon's name or a TYPE#.
  */
-static int parse_opt(struct mnt_opts *mo, const char *opt, bool from_daemon)
+static bool valid_subtype(const char *s)
+{
+	if (!*s || strlen(s) > 64)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr("_-+.", *s)))
+			return false;
+	return true;
+}
+
+/*
+ * One option, unescaped. FROM_DAEMON: it comes from the daemon's own
+ * arguments, which keep it; only what concerns the mount is taken from it.
+ * 0, or -1 with a message.
+ */
+static int parse_opt(struct mount_options *mo, const char *opt, bool from_daemon)
 {
 	unsigned int i;
 
@@ -136,12 +142,19 @@ static int parse_opt(struct mnt_opts *mo, const char *opt, bool from_daemon)
 	for (i = 0; i < ARRAY_SIZE(kernel_opts); i++) {
 		if (!opt_matches(opt, kernel_opts[i]))
 			continue;
+		/* the kernel splits its option string at commas */
+		if (strchr(opt, ',')) {
+			fb_msg("option '%s': a comma inside a value for the kernel is refused", opt);
+			return -1;
+		}
 		if (fb_has_prefix(opt, "user_id="))
 			mo->uid_set = true;
 		if (fb_has_prefix(opt, "group_id="))
 			mo->gid_set = true;
 		if (fb_has_prefix(opt, "blksize="))
 			mo->blksize = true;
+		if (!strcmp(opt, "default_permissions"))
+			mo->default_permissions = true;
 		append(&mo->kernel, opt);
 		return 0;
 	}
@@ -151,12 +164,24 @@ static int parse_opt(struct mnt_opts *mo, const char *opt, bool from_daemon)
 		return 0;
 	}
 	if (fb_has_prefix(opt, "subtype=")) {
+		if (!valid_subtype(opt + 8)) {
+			fb_msg("option '%s': a subtype is letters, digits and _-+. only", opt);
+			return -1;
+		}
 		free(mo->subtype);
 		mo->subtype = fb_strdup(opt + 8);
 		return 0;
 	}
 	if (from_daemon)
 		return 0;
+	if (!strcmp(opt, "no_default_permissions")) {
+		mo->no_default_permissions = true;
+		return 0;
+	}
+	if (!strcmp(opt, "fallback")) {
+		mo->fallback = true;
+		return 0;
+	}
 	if (!strcmp(opt, "blkdev")) {
 		mo->blkdev = true;
 		return 0;
@@ -178,19 +203,22 @@ static int parse_opt(struct mnt_opts *mo, const char *opt, bool from_daemon)
 		if (opt_matches(opt, ignored_opts[i]))
 			return 0;
 	/* The rest is the daemon's business (libfuse or its own options). */
-	append(&mo->daemon, opt);
+	append_escaped(&mo->daemon, opt);
 	return 0;
 }
 
-/* A comma separated list; "\," is a comma inside an option. */
-static int parse_opts(struct mnt_opts *mo, const char *list, bool from_daemon)
+/*
+ * A comma separated list, split as libfuse splits it: a backslash makes
+ * the next character literal ("\\," is a comma inside an option).
+ */
+static int parse_opts(struct mount_options *mo, const char *list, bool from_daemon)
 {
 	char *buf = fb_alloc(strlen(list) + 1), *o = buf;
 	const char *s;
 	int ret = 0;
 
 	for (s = list;; s++) {
-		if (*s == '\\' && s[1] == ',' && !from_daemon) {
+		if (*s == '\\' && s[1]) {
 			*o++ = *++s;
 			continue;
 		}
@@ -209,25 +237,12 @@ static int parse_opts(struct mnt_opts *mo, const char *list, bool from_daemon)
 	return ret;
 }
 
-static void opts_init(struct mnt_opts *mo)
+static void opts_init(struct mount_options *mo)
 {
 	memset(mo, 0, sizeof(*mo));
 	/* As libfuse's mounts: nosuid and nodev unless asked otherwise. */
 	mo->flags = MS_NOSUID | MS_NODEV;
 }
-
-struct mount_job {
-	struct mnt_opts mo;
-	char *mountpoint;	/* as given */
-	char *mp;		/* resolved */
-	char *fstype;		/* fusebp, fusebp.SUBTYPE in messages */
-	char *source;
-	char **argv;		/* daemon command; argv[mp_index] is replaced */
-	int mp_index;
-	int fd;
-	char *dev;		/* major:minor of the superblock */
-	bool run;		/* `run` (exit statuses of timeout) or mount */
-};
 
 static int fail_status(struct mount_job *j)
 {
@@ -241,96 +256,22 @@ static int fail_status(struct mount_job *j)
  */
 static char *find_mount_dev(const char *mp, const char *type)
 {
-	char *mi = fb_read_file("/proc/self/mountinfo", NULL);
-	char *line, *save = NULL, point[PATH_MAX + 1], fstype[256], dev[64];
+	struct fb_mount *mi;
 	char *found = NULL;
-	char *sep;
+	size_t n, i;
 
-	if (!mi)
-		return NULL;
-	for (line = strtok_r(mi, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		sep = strstr(line, " - ");
-		if (!sep ||
-		    sscanf(line, "%*d %*d %63s %*s %4096s", dev, point) != 2 ||
-		    sscanf(sep + 3, "%255s", fstype) != 1)
+	mi = fb_mountinfo_read(&n);
+	for (i = 0; mi && i < n; i++) {
+		if (strcmp(mi[i].mountpoint, mp))
 			continue;
-		/* mount_and_run() refuses paths mountinfo would escape */
-		if (strcmp(point, mp))
-			continue;
-		if (strcmp(fstype, type) &&
-		    !(fb_has_prefix(fstype, type) && fstype[strlen(type)] == '.'))
+		if (strcmp(mi[i].fstype, type) &&
+		    !(fb_has_prefix(mi[i].fstype, type) && mi[i].fstype[strlen(type)] == '.'))
 			continue;
 		free(found);
-		found = fb_strdup(dev);
+		found = fb_strdup(mi[i].dev);
 	}
-	free(mi);
+	fb_mountinfo_free(mi, n);
 	return found;
-}
-
-/* Is the connection (our copy of the device) still alive? */
-static bool connection_alive(int fd)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	return poll(&p, 1, 0) >= 0 && !(p.revents & (POLLERR | POLLNVAL));
-}
-
-/*
- * After the daemon: while the connection lives, its superblock does, and
- * every mount of that device number is ours: remove them (the top ones
- * only: a mount on top of ours is left alone), then close our copy of the
- * device, which aborts the connection (anything left answers ENOTCONN).
- * Returns what happened, or NULL when there was nothing to do.
- */
-static const char *cleanup_mount(struct mount_job *j)
-{
-	char *mi, *line, *save = NULL, point[PATH_MAX + 1], dev[64];
-	int ids[64], n = 0, i, id, parent;
-	const char *what = NULL;
-	char *points[64];
-	bool covered;
-
-	if (j->fd < 0)
-		return NULL;
-	if (!connection_alive(j->fd)) {
-		close(j->fd);
-		j->fd = -1;
-		return NULL;
-	}
-	mi = fb_read_file("/proc/self/mountinfo", NULL);
-	for (line = mi ? strtok_r(mi, "\n", &save) : NULL; line && n < 64;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, "%d %*d %63s %*s %4096s", &id, dev, point) != 3 ||
-		    strcmp(dev, j->dev))
-			continue;
-		ids[n] = id;
-		points[n++] = fb_strdup(point);
-	}
-	free(mi);
-	/* Last listed first: mounts on top come later. */
-	for (i = n - 1; i >= 0; i--) {
-		covered = false;
-		mi = fb_read_file("/proc/self/mountinfo", NULL);
-		save = NULL;
-		for (line = mi ? strtok_r(mi, "\n", &save) : NULL; line;
-		     line = strtok_r(NULL, "\n", &save))
-			if (sscanf(line, "%*d %d %*s %*s %4096s", &parent, point) == 2 &&
-			    parent == ids[i] && !strcmp(point, points[i]))
-				covered = true;
-		free(mi);
-		if (covered)
-			what = "left in place: something is mounted on top of it";
-		else if (umount2(points[i], UMOUNT_NOFOLLOW) == 0 ||
-			 umount2(points[i], MNT_DETACH | UMOUNT_NOFOLLOW) == 0)
-			what = what ? what : "removed";
-		else
-			what = strerror(errno);
-		free(points[i]);
-	}
-	close(j->fd);
-	j->fd = -1;
-	return what ? what : "connection aborted";
 }
 
 static volatile sig_atomic_t fwd_pid;
@@ -354,121 +295,6 @@ static void set_forwarding(void)
 	sigaction(SIGQUIT, &sa, NULL);
 }
 
-static void reset_signals(void)
-{
-	struct sigaction sa;
-	sigset_t none;
-	int sig;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	for (sig = 1; sig < NSIG; sig++)
-		sigaction(sig, &sa, NULL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-}
-
-/* In D: become the daemon. */
-static void exec_daemon(struct mount_job *j, int report)
-{
-	struct passwd *pw;
-	int flags;
-
-	reset_signals();
-	close(report);
-	flags = fcntl(j->fd, F_GETFD);
-	if (flags < 0 || fcntl(j->fd, F_SETFD, flags & ~FD_CLOEXEC) < 0) {
-		fb_msg("descriptor %d: %s", j->fd, strerror(errno));
-		_exit(RUN_FAILED);
-	}
-	if (j->mo.setuid_user) {
-		pw = getpwnam(j->mo.setuid_user);
-		if (!pw || initgroups(pw->pw_name, pw->pw_gid) < 0 ||
-		    setgid(pw->pw_gid) < 0 || setuid(pw->pw_uid) < 0) {
-			fb_msg("cannot become user %s: %s", j->mo.setuid_user,
-			       pw ? strerror(errno) : "no such user");
-			_exit(RUN_FAILED);
-		}
-	}
-	execvp(j->argv[0], j->argv);
-	fb_msg("cannot run %s: %s", j->argv[0], strerror(errno));
-	_exit(errno == ENOENT ? RUN_NOTFOUND : RUN_NOEXEC);
-}
-
-struct report {
-	int status;		/* D's wait status */
-	int background;		/* D left processes: the daemon runs on */
-	char what[120];		/* what happened to the mount */
-};
-
-static void send_report(int fd, struct report *r)
-{
-	if (fd >= 0 && write(fd, r, sizeof(*r)) != sizeof(*r))
-		syslog(LOG_DAEMON | LOG_WARNING, "fuse-backport: lost a report");
-}
-
-/* S: start D, report, reap until the last process is gone, clean up. */
-static void supervise(struct mount_job *j, int report)
-{
-	struct report r;
-	const char *what;
-	int status = RUN_FAILED << 8, nul;
-	pid_t d, pid;
-
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	d = fork();
-	if (d < 0) {
-		memset(&r, 0, sizeof(r));
-		r.status = RUN_FAILED << 8;
-		what = cleanup_mount(j);
-		snprintf(r.what, sizeof(r.what), "fork: %s; mount %s",
-			 strerror(errno), what ? what : "gone");
-		send_report(report, &r);
-		_exit(1);
-	}
-	if (d == 0)
-		exec_daemon(j, report);
-	fwd_pid = d;
-	set_forwarding();
-	while ((pid = waitpid(-1, &status, 0)) != d)
-		if (pid < 0 && errno != EINTR)
-			break;
-	fwd_pid = 0;
-	memset(&r, 0, sizeof(r));
-	r.status = status;
-	/* Did D leave processes behind (a daemon in the background)? */
-	pid = waitpid(-1, NULL, WNOHANG);
-	r.background = pid == 0 || pid > 0;
-	if (r.background && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-		send_report(report, &r);
-		close(report);
-		report = -1;
-		nul = open("/dev/null", O_RDWR);
-		if (nul >= 0) {
-			dup2(nul, 0);
-			dup2(nul, 1);
-			dup2(nul, 2);
-			if (nul > 2)
-				close(nul);
-		}
-		while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
-			;
-		what = cleanup_mount(j);
-		if (what)
-			syslog(LOG_DAEMON | LOG_NOTICE,
-			       "fuse-backport: the daemon of %s (%s) is gone: its mount %s",
-			       j->mp, j->argv[0], what);
-		_exit(0);
-	}
-	what = cleanup_mount(j);
-	snprintf(r.what, sizeof(r.what), "%s", what ? what : "");
-	send_report(report, &r);
-	/* A daemon that failed but left processes: they are reaped here. */
-	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
-		;
-	_exit(0);
-}
-
 static char *proc_misc_minor(const char *name)
 {
 	char *s = fb_read_file("/proc/misc", NULL), *line, *save = NULL;
@@ -485,73 +311,119 @@ static char *proc_misc_minor(const char *name)
 	return res;
 }
 
-static bool fs_registered(const char *name)
+/*
+ * Is our type there? Else, with -o fallback, load it or fall back to the
+ * kernel's own FUSE (one warning). 0 with j->device etc. set; -1 after a
+ * message.
+ */
+static int choose_fuse(struct mount_job *j, const char **type)
 {
-	char *s = fb_read_file("/proc/filesystems", NULL), *line, *save = NULL;
-	bool found = false;
-	char *f;
+	char *argv[] = { "/sbin/modprobe", "-q", FB_PREFIX, NULL };
+	int st;
 
-	if (!s)
-		return false;
-	for (line = strtok_r(s, "\n", &save); line && !found;
-	     line = strtok_r(NULL, "\n", &save)) {
-		f = strrchr(line, '\t');
-		found = !strcmp(f ? f + 1 : line, name);
+	j->device = "/dev/" FB_PREFIX;
+	j->ctl_dir = "/sys/fs/" FB_PREFIX "/connections";
+	j->ctl_type = FB_PREFIX "ctl";
+	*type = j->opts.blkdev ? FB_PREFIX "blk" : FB_PREFIX;
+	if (fb_fs_registered(FB_PREFIX))
+		return 0;
+	if (!j->opts.fallback) {
+		fb_msg("the %s module is not loaded (no file system type %s, no %s): run 'modprobe %s' (as root) first, or mount with -o fallback",
+		       FB_PREFIX, FB_PREFIX, j->device, FB_PREFIX);
+		return -1;
 	}
-	free(s);
-	return found;
+	/* modprobe by its path: a caller's PATH does not choose it */
+	if (geteuid() == 0 && fb_exists(argv[0])) {
+		free(fb_capture(argv, &st));
+		if (fb_fs_registered(FB_PREFIX))
+			return 0;
+	}
+	if (!fb_fs_registered("fuse")) {
+		fb_msg("neither %s nor the kernel's own FUSE is available: cannot fall back",
+		       FB_PREFIX);
+		return -1;
+	}
+	j->device = "/dev/fuse";
+	j->ctl_dir = "/sys/fs/fuse/connections";
+	j->ctl_type = "fusectl";
+	*type = j->opts.blkdev ? "fuseblk" : "fuse";
+	fb_msg("warning: %s cannot be loaded: -o fallback: mounting %s on the kernel's own FUSE (-t %s%s%s)",
+	       FB_PREFIX, j->mountpoint, *type, j->opts.subtype ? "." : "",
+	       j->opts.subtype ? j->opts.subtype : "");
+	syslog(LOG_DAEMON | LOG_WARNING,
+	       "fuse-backport: %s cannot be loaded: -o fallback: %s mounted on the kernel's own FUSE",
+	       FB_PREFIX, j->mountpoint);
+	return 0;
+}
+
+/* A fallback mount: noted where status finds it. */
+static void note_fallback(struct mount_job *j, const char *type)
+{
+	char *tmp;
+	FILE *f;
+
+	mkdir("/run/fuse-backport", 0755);
+	mkdir(FB_FALLBACK_DIR, 0755);
+	j->fallback_note = fb_fmt(FB_FALLBACK_DIR "/%s", j->dev);
+	tmp = fb_fmt("%s.tmp", j->fallback_note);
+	f = fopen(tmp, "w");
+	if (!f || fprintf(f, "%s %s %s\n", j->mp, type, j->argv[0]) < 0 ||
+	    fclose(f) != 0 || rename(tmp, j->fallback_note) < 0) {
+		fb_msg("cannot note the fallback mount in %s: %s", FB_FALLBACK_DIR,
+		       strerror(errno));
+		unlink(tmp);
+		free(j->fallback_note);
+		j->fallback_note = NULL;
+	}
+	free(tmp);
 }
 
 /* Checks, open, mount; then supervise. Returns the exit status. */
 static int mount_and_run(struct mount_job *j)
 {
-	const char *type = j->mo.blkdev ? FB_PREFIX "blk" : FB_PREFIX;
-	const char *dev = "/dev/" FB_PREFIX;
+	struct supervisor_report r;
 	char *data, *fdpath, *minor;
+	const char *type;
 	struct passwd *pw;
-	struct report r;
 	struct stat sb;
-	int pipefd[2], st, status;
+	int pipefd[2], err, status;
 	uid_t uid = getuid();
 	gid_t gid = getgid();
 	ssize_t n;
 	pid_t s;
 
-	if (j->mo.blksize && !j->mo.blkdev) {
+	if (j->opts.blksize && !j->opts.blkdev) {
 		fb_msg("blksize= needs blkdev (a " FB_PREFIX "blk mount over a block device)");
 		return j->run ? RUN_FAILED : MOUNT_USAGE;
 	}
-	if (j->mo.setuid_user) {
-		pw = getpwnam(j->mo.setuid_user);
+	if (j->opts.setuid_user) {
+		pw = getpwnam(j->opts.setuid_user);
 		if (!pw) {
-			fb_msg("setuid=%s: no such user", j->mo.setuid_user);
+			fb_msg("setuid=%s: no such user", j->opts.setuid_user);
 			return j->run ? RUN_FAILED : MOUNT_USAGE;
 		}
 		uid = pw->pw_uid;
 		gid = pw->pw_gid;
 	}
-	if (!fs_registered(FB_PREFIX)) {
-		fb_msg("the %s module is not loaded (no file system type %s, no %s): run 'modprobe %s' (as root) first",
-		       FB_PREFIX, FB_PREFIX, dev, FB_PREFIX);
-		return fail_status(j);
-	}
 	if (stat(j->mountpoint, &sb) < 0) {
-		if (errno == ENOTCONN)
+		err = errno;
+		if (err == ENOTCONN)
 			fb_msg("mountpoint %s is a FUSE mount whose daemon is gone: 'umount -l %s' first",
 			       j->mountpoint, j->mountpoint);
 		else
-			fb_msg("mountpoint %s: %s", j->mountpoint, strerror(errno));
+			fb_msg("mountpoint %s: %s", j->mountpoint, strerror(err));
 		return fail_status(j);
 	}
 	if (!S_ISDIR(sb.st_mode) && !S_ISREG(sb.st_mode)) {
 		fb_msg("mountpoint %s is neither a directory nor a regular file%s",
 		       j->mountpoint, j->run ?
-		       " (run takes the daemon's last non-option argument as the mountpoint)" : "");
+		       " (name it with run -m MOUNTPOINT)" : "");
 		return fail_status(j);
 	}
 	j->mp = realpath(j->mountpoint, NULL);
 	if (!j->mp) {
-		fb_msg("mountpoint %s: %s", j->mountpoint, strerror(errno));
+		err = errno;
+		fb_msg("mountpoint %s: %s", j->mountpoint, strerror(err));
 		return fail_status(j);
 	}
 	if (strpbrk(j->mp, " \t\n\\")) {
@@ -559,41 +431,52 @@ static int mount_and_run(struct mount_job *j)
 		       j->mp);
 		return fail_status(j);
 	}
-	j->fd = open(dev, O_RDWR | O_CLOEXEC);
+	if (choose_fuse(j, &type) < 0)
+		return fail_status(j);
+	j->fd = open(j->device, O_RDWR | O_CLOEXEC);
 	if (j->fd < 0) {
-		if (errno == ENOENT) {
-			minor = proc_misc_minor(FB_PREFIX);
-			fb_msg("%s is missing although %s is loaded (no devtmpfs or udev?): mknod %s c 10 %s",
-			       dev, FB_PREFIX, dev, minor ? minor : "MINOR");
-		} else if (errno == EACCES || errno == EPERM) {
+		/* saved before any message: printing may change errno */
+		err = errno;
+		if (err == ENOENT) {
+			minor = proc_misc_minor(j->device + 5);
+			fb_msg("%s is missing although its module is loaded (no devtmpfs or udev?): mknod %s c 10 %s",
+			       j->device, j->device, minor ? minor : "MINOR");
+		} else if (err == EACCES || err == EPERM) {
 			fb_msg("cannot open %s: %s: mounting -t %s needs root (there is no fusermount for it)",
-			       dev, strerror(errno), FB_PREFIX);
+			       j->device, strerror(err), type);
 		} else {
-			fb_msg("cannot open %s: %s", dev, strerror(errno));
+			fb_msg("cannot open %s: %s", j->device, strerror(err));
 		}
-		return j->run ? RUN_FAILED : (errno == ENOENT ? MOUNT_FAILED : MOUNT_USAGE);
+		return j->run ? RUN_FAILED : (err == ENOENT ? MOUNT_FAILED : MOUNT_USAGE);
 	}
 	data = fb_fmt("fd=%d,rootmode=%o", j->fd, sb.st_mode & S_IFMT);
-	if (!j->mo.uid_set)
+	if (!j->opts.uid_set)
 		append(&data, fb_fmt("user_id=%u", (unsigned int)uid));
-	if (!j->mo.gid_set)
+	if (!j->opts.gid_set)
 		append(&data, fb_fmt("group_id=%u", (unsigned int)gid));
-	if (j->mo.subtype && *j->mo.subtype)
-		append(&data, fb_fmt("subtype=%s", j->mo.subtype));
-	if (j->mo.kernel)
-		append(&data, j->mo.kernel);
-	if (j->mo.verbose)
+	if (j->opts.subtype && *j->opts.subtype)
+		append(&data, fb_fmt("subtype=%s", j->opts.subtype));
+	/*
+	 * The safe side: the kernel checks permissions unless told not to
+	 * (what passthrough_hp, gocryptfs and others add themselves would
+	 * otherwise be lost on /dev/fd/N).
+	 */
+	if (!j->opts.default_permissions && !j->opts.no_default_permissions)
+		append(&data, "default_permissions");
+	if (j->opts.kernel)
+		append(&data, j->opts.kernel);
+	if (j->opts.verbose)
 		fb_msg("mount -t %s -o %s %s %s", type, data, j->source, j->mp);
-	if (mount(j->source, j->mp, type, j->mo.flags, data) < 0) {
-		st = errno;
-		if (st == EPERM)
+	if (mount(j->source, j->mp, type, j->opts.flags, data) < 0) {
+		err = errno;
+		if (err == EPERM)
 			fb_msg("mount -t %s on %s: %s: needs root (CAP_SYS_ADMIN)",
-			       type, j->mp, strerror(st));
+			       type, j->mp, strerror(err));
 		else
 			fb_msg("mount -t %s on %s (-o %s): %s", type, j->mp,
-			       data, strerror(st));
+			       data, strerror(err));
 		close(j->fd);
-		return st == EPERM && !j->run ? MOUNT_USAGE : fail_status(j);
+		return err == EPERM && !j->run ? MOUNT_USAGE : fail_status(j);
 	}
 	j->dev = find_mount_dev(j->mp, type);
 	if (!j->dev) {
@@ -602,22 +485,24 @@ static int mount_and_run(struct mount_job *j)
 		close(j->fd);
 		return fail_status(j);
 	}
+	if (strcmp(j->device, "/dev/" FB_PREFIX))
+		note_fallback(j, type);
 	fdpath = fb_fmt("/dev/fd/%d", j->fd);
 	j->argv[j->mp_index] = fdpath;
-	if (j->mo.verbose)
+	if (j->opts.verbose)
 		fb_msg("mounted %s (device %s); starting %s with mountpoint %s",
 		       j->mp, j->dev, j->argv[0], fdpath);
 
 	if (pipe2(pipefd, O_CLOEXEC) < 0) {
 		fb_msg("pipe: %s", strerror(errno));
-		cleanup_mount(j);
+		end_connection(j);
 		return fail_status(j);
 	}
 	fflush(NULL);
 	s = fork();
 	if (s < 0) {
 		fb_msg("fork: %s", strerror(errno));
-		cleanup_mount(j);
+		end_connection(j);
 		return fail_status(j);
 	}
 	if (s == 0) {
@@ -643,14 +528,14 @@ static int mount_and_run(struct mount_job *j)
 	}
 	if (r.background) {
 		/* S lives on; do not wait for it */
-		if (j->mo.verbose)
+		if (j->opts.verbose)
 			fb_msg("%s serves %s in the background", j->argv[0], j->mp);
 		return 0;
 	}
 	waitpid(s, NULL, 0);
 	status = r.status;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-		if (*r.what && j->mo.verbose)
+		if (*r.what && j->opts.verbose)
 			fb_msg("%s exited; its mount on %s was %s", j->argv[0],
 			       j->mp, r.what);
 		return 0;
@@ -669,49 +554,114 @@ static int mount_and_run(struct mount_job *j)
 static void run_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: fuse-backport run [-v] [-o OPTS] [-t " FB_PREFIX "[.SUBTYPE]] -- DAEMON [ARG...] MOUNTPOINT\n"
+		"usage: fuse-backport run [-v] [-o OPTS] [-t " FB_PREFIX "[.SUBTYPE]] [-m MOUNTPOINT] -- DAEMON [ARG...]\n"
 		"\n"
 		"Open /dev/" FB_PREFIX ", mount -t " FB_PREFIX " on MOUNTPOINT with fd=N, rootmode,\n"
 		"user_id and group_id (the caller's), then run the unmodified libfuse 3\n"
-		"daemon with MOUNTPOINT replaced by /dev/fd/N. MOUNTPOINT is the daemon's\n"
-		"last argument that is not an option (nor the value of -o).\n"
+		"daemon with MOUNTPOINT replaced by /dev/fd/N. MOUNTPOINT is -m's, else\n"
+		"the daemon's last argument that is not an option (nor the value of -o)\n"
+		"if it exists, else the last one that does not follow an option libfuse\n"
+		"does not know (which may take it as its value: sshfs's -p 2222).\n"
 		"\n"
 		"Mount options, from -o here or from the daemon's own -o: ro, rw, nosuid,\n"
 		"suid, nodev, dev, noexec, exec, sync, async, dirsync, (no)atime,\n"
 		"(no)diratime, (no)relatime, (no)strictatime, (no)lazytime, nosymfollow,\n"
 		"allow_other, default_permissions, max_read=N, user_id=N, group_id=N,\n"
-		"fsname=NAME (default: the daemon's name), subtype=NAME (default: the\n"
-		"daemon's name), *context=; here only: blkdev with blksize=N (a " FB_PREFIX "blk\n"
-		"mount; fsname= names the block device), setuid=USER (run the daemon as\n"
-		"USER; user_id/group_id default to USER's). Other options given here go to\n"
-		"the daemon as -o. Defaults: nosuid,nodev.\n"
+		"fsname=NAME (default: the daemon's source, the argument before the\n"
+		"mountpoint, else its name), subtype=NAME (default: the daemon's name;\n"
+		"letters, digits, _-+.), *context=; here only: blkdev with blksize=N (a\n"
+		FB_PREFIX "blk mount; fsname= names the block device), setuid=USER (run the\n"
+		"daemon as USER; user_id/group_id default to USER's), no_default_permissions,\n"
+		"fallback (the kernel's own FUSE when " FB_PREFIX " cannot be loaded: one warning,\n"
+		"status reports it degraded). Other options given here go to the daemon as\n"
+		"-o. A comma inside a value for the kernel is refused.\n"
+		"Defaults: nosuid,nodev,default_permissions: a daemon given /dev/fd/N\n"
+		"mounts nothing, so what it would add itself is lost; the kernel checks\n"
+		"permissions unless -o no_default_permissions says the daemon does.\n"
 		"\n"
-		"When the daemon fails or exits, the mount is removed (MNT_DETACH if\n"
-		"busy). A daemon that puts itself in the background (libfuse without -f)\n"
-		"makes run return 0 once it has; a process stays to remove the mount when\n"
-		"the daemon goes. With -f, run returns when the daemon exits.\n"
+		"When the daemon fails, exits or dies, and no other process holds the\n"
+		"device, the connection is aborted and the mount removed (MNT_DETACH if\n"
+		"busy), always, as auto_unmount would. A daemon that puts itself in the\n"
+		"background (libfuse without -f) makes run return 0 once it has; a\n"
+		"supervisor stays (own session, in /; SIGTERM to it unmounts). With -f,\n"
+		"run returns when the daemon exits.\n"
 		"\n"
 		"Exit status: the daemon's; 125 when run itself fails (module not loaded,\n"
 		"bad mountpoint, permission), 126/127 when DAEMON cannot be run/found.\n");
 }
 
-/* The daemon's last non-option argument (not a -o value), or -1. */
-static int find_mountpoint(char **argv, int argc, struct mnt_opts *mo)
+/* libfuse's own options that take no value (fuse_parse_cmdline). */
+static bool libfuse_flag(const char *a)
 {
-	int i, mp = -1;
+	static const char *const flags[] = {
+		"-h", "--help", "-V", "--version", "-d", "-f", "-s",
+	};
+	unsigned int i;
 
+	for (i = 0; i < ARRAY_SIZE(flags); i++)
+		if (!strcmp(a, flags[i]))
+			return true;
+	return fb_has_prefix(a, "--") || fb_has_prefix(a, "-o");
+}
+
+/*
+ * The mountpoint among the daemon's arguments, parsed as libfuse's
+ * fuse_parse_cmdline does where that can be known: "-o" takes the next
+ * argument, -d -f -s -h -V none; any other option may take the next one as
+ * its value (sshfs's "-p 2222"). The mountpoint is the last argument that
+ * is not an option if it exists; else the last that is neither an option
+ * nor right after an unknown one; "run -m MOUNTPOINT" names it. The
+ * daemon's -o lists are parsed for what concerns the mount. *source gets
+ * the argument before the mountpoint that is not an option (the daemon's
+ * source, the fsname it would give), if any. The index; -1 when none is
+ * found, -2 after a message.
+ */
+static int find_mountpoint(char **argv, int argc, const char *named,
+			   struct mount_options *mo, int *source)
+{
+	int i, last = -1, plain = -1, mp = -1, bad = 0;
+	bool after_unknown = false;
+	struct stat sb;
+
+	*source = -1;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-			parse_opts(mo, argv[++i], true);
+			bad |= parse_opts(mo, argv[++i], true);
+			after_unknown = false;
 			continue;
 		}
 		if (fb_has_prefix(argv[i], "-o")) {
-			parse_opts(mo, argv[i] + 2, true);
+			bad |= parse_opts(mo, argv[i] + 2, true);
+			after_unknown = false;
 			continue;
 		}
-		if (argv[i][0] == '-')
+		if (argv[i][0] == '-') {
+			after_unknown = !libfuse_flag(argv[i]);
 			continue;
-		mp = i;
+		}
+		if (named && !strcmp(argv[i], named) && mp < 0)
+			mp = i;
+		last = i;
+		if (!after_unknown)
+			plain = i;
+		after_unknown = false;
+	}
+	if (bad)
+		return -2;
+	if (!named) {
+		if (last > 0 && stat(argv[last], &sb) == 0 &&
+		    (S_ISDIR(sb.st_mode) || S_ISREG(sb.st_mode)))
+			mp = last;
+		else
+			mp = plain > 0 ? plain : last;
+	}
+	for (i = 1; i < mp; i++) {
+		if (!strcmp(argv[i], "-o")) {
+			i++;
+			continue;
+		}
+		if (argv[i][0] != '-')
+			*source = i;
 	}
 	return mp;
 }
@@ -724,36 +674,39 @@ static const char *base_name(const char *p)
 }
 
 /* -t fusebp, fusebp.SUB, fusebpblk, fusebpblk.SUB: sets subtype/blkdev. */
-static int parse_type(struct mount_job *j, const char *t, char **sub)
+static int parse_type(struct mount_job *j, const char *type, char **sub)
 {
 	size_t n = strlen(FB_PREFIX);
+	const char *t = type;
 
 	*sub = NULL;
 	if (strncmp(t, FB_PREFIX, n))
 		goto bad;
 	t += n;
 	if (fb_has_prefix(t, "blk")) {
-		j->mo.blkdev = true;
+		j->opts.blkdev = true;
 		t += 3;
 	}
-	if (*t == '.' && t[1])
+	if (*t == '.' && valid_subtype(t + 1))
 		*sub = fb_strdup(t + 1);
 	else if (*t)
 		goto bad;
 	return 0;
 bad:
-	fb_msg("type '%s' is not %s[blk][.SUBTYPE]", t, FB_PREFIX);
+	fb_msg("type '%s' is not %s[blk][.SUBTYPE] (a subtype is letters, digits and _-+. only)",
+	       type, FB_PREFIX);
 	return -1;
 }
 
 int fb_cmd_run(int argc, char **argv)
 {
+	const char *named = NULL;
 	struct mount_job j;
 	char *sub = NULL;
-	int i;
+	int i, source;
 
 	memset(&j, 0, sizeof(j));
-	opts_init(&j.mo);
+	opts_init(&j.opts);
 	j.run = true;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--")) {
@@ -763,13 +716,15 @@ int fb_cmd_run(int argc, char **argv)
 			run_usage(stdout);
 			return 0;
 		} else if (!strcmp(argv[i], "-v")) {
-			j.mo.verbose = true;
+			j.opts.verbose = true;
 		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-			if (parse_opts(&j.mo, argv[++i], false) < 0)
+			if (parse_opts(&j.opts, argv[++i], false) < 0)
 				return RUN_FAILED;
 		} else if (!strcmp(argv[i], "-t") && i + 1 < argc) {
 			if (parse_type(&j, argv[++i], &sub) < 0)
 				return RUN_FAILED;
+		} else if (!strcmp(argv[i], "-m") && i + 1 < argc) {
+			named = argv[++i];
 		} else if (argv[i][0] == '-') {
 			fb_msg("run: unknown option '%s'", argv[i]);
 			run_usage(stderr);
@@ -783,18 +738,34 @@ int fb_cmd_run(int argc, char **argv)
 		return RUN_FAILED;
 	}
 	j.argv = &argv[i];
-	j.mp_index = find_mountpoint(j.argv, argc - i, &j.mo);
+	j.mp_index = find_mountpoint(j.argv, argc - i, named, &j.opts, &source);
+	if (j.mp_index == -2)
+		return RUN_FAILED;
 	if (j.mp_index < 0) {
-		fb_msg("run: no mountpoint among the arguments of %s", j.argv[0]);
+		if (named)
+			fb_msg("run: %s is not among the arguments of %s", named, j.argv[0]);
+		else
+			fb_msg("run: no mountpoint among the arguments of %s", j.argv[0]);
 		return RUN_FAILED;
 	}
 	j.mountpoint = j.argv[j.mp_index];
-	if (!j.mo.subtype)
-		j.mo.subtype = sub ? sub : fb_strdup(base_name(j.argv[0]));
-	j.source = j.mo.fsname ? j.mo.fsname : fb_strdup(base_name(j.argv[0]));
-	if (j.mo.daemon) {
+	if (!j.opts.subtype)
+		j.opts.subtype = sub ? sub : fb_strdup(base_name(j.argv[0]));
+	if (!valid_subtype(j.opts.subtype)) {
+		fb_msg("run: '%s' cannot be a subtype (letters, digits and _-+. only): give -t %s.NAME",
+		       j.opts.subtype, FB_PREFIX);
+		return RUN_FAILED;
+	}
+	/* fsname: what the daemon would have given, its source argument */
+	if (j.opts.fsname)
+		j.source = j.opts.fsname;
+	else if (source > 0)
+		j.source = j.argv[source];
+	else
+		j.source = fb_strdup(base_name(j.argv[0]));
+	if (j.opts.daemon) {
 		fb_msg("run: -o %s: not a mount option; give the daemon its own options",
-		       j.mo.daemon);
+		       j.opts.daemon);
 		return RUN_FAILED;
 	}
 	return mount_and_run(&j);
@@ -831,7 +802,7 @@ int fb_cmd_mount(int argc, char **argv, const char *progname)
 	char *s;
 
 	memset(&j, 0, sizeof(j));
-	opts_init(&j.mo);
+	opts_init(&j.opts);
 	/* mount(8) runs helpers without PATH: look where a shell would */
 	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", 0);
 	for (i = 1; i < argc; i++) {
@@ -848,16 +819,16 @@ int fb_cmd_mount(int argc, char **argv, const char *progname)
 				fb_msg("-N (another mount namespace) is not supported");
 				return MOUNT_USAGE;
 			}
-			if (s[1] == 'o' && parse_opts(&j.mo, argv[++i], false) < 0)
+			if (s[1] == 'o' && parse_opts(&j.opts, argv[++i], false) < 0)
 				return MOUNT_USAGE;
 			if (s[1] == 't')
 				type = argv[++i];
 		} else if (fb_has_prefix(s, "-o")) {
-			if (parse_opts(&j.mo, s + 2, false) < 0)
+			if (parse_opts(&j.opts, s + 2, false) < 0)
 				return MOUNT_USAGE;
 		} else if (s[0] == '-' && s[1] && strspn(s + 1, "fnsv") == strlen(s + 1)) {
 			fake |= strchr(s, 'f') != NULL;
-			j.mo.verbose |= strchr(s, 'v') != NULL;
+			j.opts.verbose |= strchr(s, 'v') != NULL;
 		} else if (s[0] == '-') {
 			fb_msg("unknown option '%s'", s);
 			return MOUNT_USAGE;
@@ -901,19 +872,24 @@ int fb_cmd_mount(int argc, char **argv, const char *progname)
 		j.argv[na++] = j.source;
 	j.mp_index = na;
 	j.argv[na++] = pos[1];
-	if (j.mo.daemon) {
+	if (j.opts.daemon) {
 		j.argv[na++] = "-o";
-		j.argv[na++] = j.mo.daemon;
+		j.argv[na++] = j.opts.daemon;
 	}
 	j.mountpoint = pos[1];
-	if (!j.mo.subtype)
-		j.mo.subtype = fb_strdup(base_name(sub));
-	if (j.mo.fsname)
-		j.source = j.mo.fsname;
+	if (!j.opts.subtype)
+		j.opts.subtype = fb_strdup(base_name(sub));
+	if (!valid_subtype(j.opts.subtype)) {
+		fb_msg("'%s' cannot be a subtype (letters, digits and _-+. only)",
+		       j.opts.subtype);
+		return MOUNT_USAGE;
+	}
+	if (j.opts.fsname)
+		j.source = j.opts.fsname;
 	else if (!*j.source)
 		j.source = sub;
 	if (fake) {
-		if (j.mo.verbose)
+		if (j.opts.verbose)
 			fb_msg("would mount %s on %s and run %s", j.source, pos[1], sub);
 		return 0;
 	}

@@ -199,7 +199,21 @@ int fb_probe_init(const char *dev, const char *fstype,
 	}
 	if (i == 500) {
 		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
+		/*
+		 * Bounded again: a child stuck in the kernel (uninterruptible)
+		 * does not die; status must not hang with it.
+		 */
+		for (i = 0; i < 100; i++) {
+			if (waitpid(pid, &status, WNOHANG) == pid)
+				break;
+			nanosleep(&ts, NULL);
+		}
+		if (i == 100) {
+			close(pfd[0]);
+			snprintf(why, whylen, "probe stuck: process %d does not die (SIGKILL sent 2 s ago); left behind",
+				 (int)pid);
+			return -1;
+		}
 	}
 	n = read(pfd[0], &r, sizeof(r));
 	close(pfd[0]);

@@ -8,7 +8,9 @@
  * sysfs and modinfo for whose it is, /proc/kallsyms for the code it holds,
  * the FUSE_INIT request of a throwaway mount (probe.c) for the protocol,
  * modules.builtin/modules.order/config files for how a kernel has FUSE, and
- * /lib/modules/KVER/updates/dkms and the DKMS tree for our builds.
+ * modules.dep (what modprobe loads; else updates/dkms, extra or
+ * updates/fuse-backport under /lib/modules/KVER) and the DKMS tree for our
+ * builds.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -68,7 +70,7 @@ struct modinfo {
 };
 
 /* How new mounts of one file system type are served. */
-struct impl {
+struct type_server {
 	const char *fstype;
 	char *dev;
 	const char *modname;
@@ -87,8 +89,8 @@ struct impl {
 	char *protocol_how;
 	int passthrough;
 	char *passthrough_how;
-	int fix;
-	char *fix_how;
+	int parallel_fix;
+	char *parallel_fix_how;
 };
 
 struct kernel {
@@ -111,6 +113,7 @@ struct mnt {
 	char *family;
 	char *mountpoint;
 	char *source;
+	bool fallback;		/* made by run -o fallback: not ours */
 };
 
 struct state {
@@ -119,7 +122,7 @@ struct state {
 	char *kallsyms;		/* only the lines naming SYM_* */
 	bool kallsyms_ok;
 	bool probe;
-	struct impl impl[2];
+	struct type_server servers[2];
 	struct kernel *kernels;
 	int nkernels;
 	struct kernel *running;	/* may be NULL: not under /lib/modules */
@@ -171,22 +174,6 @@ static char *base_of_version(const char *v)
 		return NULL;
 	n = strcspn(dot + 1, ".+-");
 	return fb_fmt("%.*s", (int)(dot + 1 - v + n), v);
-}
-
-static bool fs_registered(struct state *st, const char *name)
-{
-	char *line, *save = NULL, *copy = fb_strdup(st->filesystems);
-	bool found = false;
-	char *f;
-
-	for (line = strtok_r(copy, "\n", &save); line && !found;
-	     line = strtok_r(NULL, "\n", &save)) {
-		f = strrchr(line, '\t');
-		f = f ? f + 1 : line;
-		found = strcmp(f, name) == 0;
-	}
-	free(copy);
-	return found;
 }
 
 /* The lines of /proc/kallsyms that name our two symbols. */
@@ -243,6 +230,10 @@ static bool modinfo_read(const char *file, struct modinfo *mi)
 	out = fb_capture(argv, &status);
 	if (!out)
 		return false;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		free(out);
+		return false;
+	}
 	for (line = strtok_r(out, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		v = strchr(line, ':');
@@ -390,35 +381,59 @@ static int series_num(const char *v)
 	return maj * 1000 + min;
 }
 
-/* Our module installed for K: updates/dkms/{fuse,PREFIX}.ko* of ours. */
-static void kernel_ours(struct kernel *k)
+/* Where the packages install our module, under /lib/modules/KVER. */
+static const char *const ours_dirs[] = {
+	"updates/dkms",			/* DKMS on Debian */
+	"extra",			/* DKMS on EL */
+	"updates/" FB_DKMS_NAME,	/* the prebuilt kmod .deb */
+};
+
+/* Is FILE a module of ours? Its modinfo, or false; a failed modinfo is an error. */
+static bool ours_at(struct state *st, struct kernel *k, const char *name,
+		    const char *file)
+{
+	struct modinfo mi;
+
+	if (!fb_exists(file))
+		return false;
+	if (!modinfo_read(file, &mi)) {
+		fb_msg("modinfo (kmod) failed on %s", file);
+		st->error = true;
+		return false;
+	}
+	if (!is_ours_version(mi.version))
+		return false;
+	k->ours = mi;
+	k->ours_name = fb_strdup(name);
+	return true;
+}
+
+/*
+ * Our module installed for K: first what modules.dep resolves fusebp and
+ * fuse to (what modprobe loads, wherever the package put it), then the
+ * directories our packages use, in case depmod has not run yet.
+ */
+static void kernel_ours(struct state *st, struct kernel *k)
 {
 	static const char *const names[] = { FB_PREFIX, "fuse" };
-	struct modinfo mi;
-	unsigned int i, j;
+	unsigned int i, d, x;
 	char *path;
+	bool found = false;
 
-	for (i = 0; i < 2 && !k->ours.file; i++) {
-		for (j = 0; j < ARRAY_SIZE(ko_suffixes); j++) {
-			path = fb_fmt(FB_MODULES_DIR "/%s/updates/dkms/%s%s",
-				      k->kver, names[i], ko_suffixes[j]);
-			if (!fb_exists(path)) {
-				free(path);
-				continue;
-			}
-			if (!modinfo_read(path, &mi)) {
-				fb_msg("cannot run modinfo (kmod) on %s", path);
-				free(path);
-				continue;
-			}
-			free(path);
-			if (is_ours_version(mi.version)) {
-				k->ours = mi;
-				k->ours_name = fb_strdup(names[i]);
-				break;
-			}
-		}
+	for (i = 0; i < ARRAY_SIZE(names) && !found; i++) {
+		path = modules_dep_file(k->kver, names[i]);
+		if (path)
+			found = ours_at(st, k, names[i], path);
+		free(path);
 	}
+	for (i = 0; i < ARRAY_SIZE(names) && !found; i++)
+		for (d = 0; d < ARRAY_SIZE(ours_dirs) && !found; d++)
+			for (x = 0; x < ARRAY_SIZE(ko_suffixes) && !found; x++) {
+				path = fb_fmt(FB_MODULES_DIR "/%s/%s/%s%s", k->kver,
+					      ours_dirs[d], names[i], ko_suffixes[x]);
+				found = ours_at(st, k, names[i], path);
+				free(path);
+			}
 }
 
 static void kernel_dkms(struct kernel *k, const char *arch)
@@ -519,7 +534,7 @@ static int survey_kernels(struct state *st)
 		kernel_fuse_config(k);
 		k->flavor = k->fuse_cfg == 'm' ? "dropin" :
 			    k->fuse_cfg == 'y' ? "renamed" : NULL;
-		kernel_ours(k);
+		kernel_ours(st, k);
 		kernel_dkms(k, st->uts.machine);
 		if (k->ours.file)
 			continue;
@@ -544,172 +559,190 @@ static int survey_kernels(struct state *st)
 	return 0;
 }
 
-static void impl_probe(struct state *st, struct impl *im)
+static void probe_type_server(struct state *st, struct type_server *srv)
 {
 	struct fb_init_info info;
 	char why[256];
 	struct stat sb;
 
-	if (!im->registered) {
-		im->protocol_how = fb_strdup("not loaded: probed once it is");
+	if (!srv->registered) {
+		srv->protocol_how = fb_strdup("not loaded: probed once it is");
 		return;
 	}
 	if (!st->probe) {
-		im->protocol_how = fb_strdup("not probed (--no-probe)");
+		srv->protocol_how = fb_strdup("not probed (--no-probe)");
 		return;
 	}
-	if (stat(im->dev, &sb) < 0 || !S_ISCHR(sb.st_mode)) {
-		im->protocol_how = fb_fmt("%s is missing", im->dev);
+	if (stat(srv->dev, &sb) < 0 || !S_ISCHR(sb.st_mode)) {
+		srv->protocol_how = fb_fmt("%s is missing", srv->dev);
 		return;
 	}
-	if (fb_probe_init(im->dev, im->fstype, &info, why, sizeof(why)) < 0) {
-		im->protocol_how = fb_fmt("probe failed: %s", why);
+	if (fb_probe_init(srv->dev, srv->fstype, &info, why, sizeof(why)) < 0) {
+		srv->protocol_how = fb_fmt("probe failed: %s", why);
 		return;
 	}
-	im->protocol = fb_fmt("%u.%u", info.major, info.minor);
-	im->protocol_how = fb_strdup("FUSE_INIT request of a throwaway mount in a private mount namespace");
-	im->passthrough = !!(info.flags & FUSE_PASSTHROUGH);
-	im->passthrough_how = fb_fmt("FUSE_INIT %s FUSE_PASSTHROUGH",
-				     im->passthrough ? "offers" : "does not offer");
+	srv->protocol = fb_fmt("%u.%u", info.major, info.minor);
+	srv->protocol_how = fb_strdup("FUSE_INIT request of a throwaway mount in a private mount namespace");
+	srv->passthrough = !!(info.flags & FUSE_PASSTHROUGH);
+	srv->passthrough_how = fb_fmt("FUSE_INIT %s FUSE_PASSTHROUGH",
+				     srv->passthrough ? "offers" : "does not offer");
 }
 
-static void impl_survey(struct state *st, struct impl *im, const char *fstype,
+/*
+ * Who serves a file system type: the first row that matches (ANY: either).
+ * "module": a module is loaded or modprobe would load one.
+ */
+#define ANY -1
+static const struct {
+	int fuse_type;		/* -t fuse (1) or -t fusebp (0) */
+	int ours;		/* the module's version is ours */
+	int builtin;		/* registered with no module loaded */
+	int module;
+	enum kind kind;
+} who_serves_table[] = {
+	/* fuse_type ours builtin module  kind */
+	{ 1,   1,   ANY, ANY, K_OURS_DROPIN },
+	{ 0,   1,   ANY, ANY, K_OURS_RENAMED },
+	{ 1,   0,   1,   ANY, K_STOCK_BUILTIN },
+	{ 1,   0,   0,   1,   K_STOCK_MODULE },
+	{ 0,   0,   ANY, 1,   K_OTHER },
+	{ ANY, ANY, ANY, ANY, K_NONE },
+};
+
+static bool cell(int want, bool have)
+{
+	return want == ANY || want == have;
+}
+
+static enum kind who_serves(bool fuse_type, bool ours, bool builtin, bool module)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(who_serves_table); i++)
+		if (cell(who_serves_table[i].fuse_type, fuse_type) &&
+		    cell(who_serves_table[i].ours, ours) &&
+		    cell(who_serves_table[i].builtin, builtin) &&
+		    cell(who_serves_table[i].module, module))
+			return who_serves_table[i].kind;
+	return K_NONE;
+}
+
+static void survey_type_server(struct state *st, struct type_server *srv, const char *fstype,
 			const char *modname)
 {
 	char *p, *lv, *ls, *tag;
 	bool builtin, ours;
 
-	im->fstype = fstype;
-	im->modname = modname;
-	im->dev = fb_fmt("/dev/%s", fstype);
-	im->srcmatch = -1;
-	im->passthrough = -1;
-	im->fix = -1;
-	im->registered = fs_registered(st, fstype);
+	srv->fstype = fstype;
+	srv->modname = modname;
+	srv->dev = fb_fmt("/dev/%s", fstype);
+	srv->srcmatch = -1;
+	srv->passthrough = -1;
+	srv->parallel_fix = -1;
+	srv->registered = fb_fs_in_list(st->filesystems, fstype);
 	p = fb_fmt("/sys/module/%s/initstate", modname);
-	im->loaded = fb_exists(p);
+	srv->loaded = fb_exists(p);
 	free(p);
-	builtin = im->registered && !im->loaded;
+	builtin = srv->registered && !srv->loaded;
 	p = fb_fmt("/sys/module/%s/version", modname);
-	lv = im->loaded ? fb_read_line(p) : NULL;
+	lv = srv->loaded ? fb_read_line(p) : NULL;
 	free(p);
 	p = fb_fmt("/sys/module/%s/srcversion", modname);
-	ls = im->loaded ? fb_read_line(p) : NULL;
+	ls = srv->loaded ? fb_read_line(p) : NULL;
 	free(p);
 	p = modules_dep_file(st->uts.release, modname);
-	if (p && !modinfo_read(p, &im->file)) {
-		fb_msg("cannot run modinfo (kmod) on %s", p);
+	if (p && !modinfo_read(p, &srv->file)) {
+		fb_msg("modinfo (kmod) failed on %s", p);
 		st->error = true;
 	}
 	free(p);
 
-	if (im->loaded) {
-		im->state = "loaded";
+	if (srv->loaded) {
+		srv->state = "loaded";
 		ours = is_ours_version(lv);
-		im->version = lv;
-		im->srcversion = ls;
-		if (ls && im->file.srcversion)
-			im->srcmatch = !strcmp(ls, im->file.srcversion);
-		if (im->srcmatch == 1) {
-			im->flavor = im->file.flavor;
-			im->base = im->file.base;
-			im->source = fb_fmt("/sys/module/%s; srcversion %s is the one of %s",
-					    modname, ls, im->file.file);
+		srv->version = lv;
+		srv->srcversion = ls;
+		if (ls && srv->file.srcversion)
+			srv->srcmatch = !strcmp(ls, srv->file.srcversion);
+		if (srv->srcmatch == 1) {
+			srv->flavor = srv->file.flavor;
+			srv->base = srv->file.base;
+			srv->source = fb_fmt("/sys/module/%s; srcversion %s is the one of %s",
+					    modname, ls, srv->file.file);
 		} else if (ours) {
-			im->flavor = fb_strdup(strcmp(modname, "fuse") ? "renamed" : "dropin");
-			im->base = base_of_version(lv);
-			im->source = fb_fmt("/sys/module/%s (flavor by its name, base by its version: %s)",
-					    modname, im->file.file ?
+			srv->flavor = fb_strdup(strcmp(modname, "fuse") ? "renamed" : "dropin");
+			srv->base = base_of_version(lv);
+			srv->source = fb_fmt("/sys/module/%s (flavor by its name, base by its version: %s)",
+					    modname, srv->file.file ?
 					    "it is not the installed module" :
 					    "no module of ours is installed");
 		} else {
-			im->source = fb_fmt("/sys/module/%s", modname);
+			srv->source = fb_fmt("/sys/module/%s", modname);
 		}
 	} else if (builtin) {
-		im->state = "built-in";
+		srv->state = "built-in";
 		ours = false;
-		im->source = fb_strdup("registered in /proc/filesystems with no module loaded");
-	} else if (im->file.file) {
-		im->state = "not loaded";
-		ours = is_ours_version(im->file.version);
-		im->version = im->file.version;
-		im->flavor = im->file.flavor;
-		im->base = im->file.base;
-		im->source = fb_fmt("modinfo %s (what modprobe %s loads)",
-				    im->file.file, modname);
+		srv->source = fb_strdup("registered in /proc/filesystems with no module loaded");
+	} else if (srv->file.file) {
+		srv->state = "not loaded";
+		ours = is_ours_version(srv->file.version);
+		srv->version = srv->file.version;
+		srv->flavor = srv->file.flavor;
+		srv->base = srv->file.base;
+		srv->source = fb_fmt("modinfo %s (what modprobe %s loads)",
+				    srv->file.file, modname);
 	} else {
-		im->state = "absent";
+		srv->state = "absent";
 		ours = false;
 	}
-	if (!strcmp(modname, "fuse"))
-		im->kind = ours ? K_OURS_DROPIN : builtin ? K_STOCK_BUILTIN :
-			   (im->loaded || im->file.file) ? K_STOCK_MODULE : K_NONE;
-	else
-		im->kind = ours ? K_OURS_RENAMED :
-			   (im->loaded || im->file.file) ? K_OTHER : K_NONE;
+	srv->kind = who_serves(!strcmp(modname, "fuse"), ours, builtin,
+			      srv->loaded || srv->file.file);
 
-	impl_probe(st, im);
+	probe_type_server(st, srv);
 
-	if (im->registered && st->kallsyms_ok) {
+	if (srv->registered && st->kallsyms_ok) {
 		tag = builtin ? "" : (char *)modname;
-		if (im->passthrough < 0) {
-			im->passthrough = have_symbol(st, SYM_PASSTHROUGH, tag);
-			im->passthrough_how = fb_fmt("%s %s %s%s%s", SYM_PASSTHROUGH,
-						     im->passthrough ? "in" : "not in",
+		if (srv->passthrough < 0) {
+			srv->passthrough = have_symbol(st, SYM_PASSTHROUGH, tag);
+			srv->passthrough_how = fb_fmt("%s %s %s%s%s", SYM_PASSTHROUGH,
+						     srv->passthrough ? "in" : "not in",
 						     *tag ? "[" : "vmlinux", tag,
 						     *tag ? "] (/proc/kallsyms)" :
 						     " (/proc/kallsyms)");
 		}
-		im->fix = have_symbol(st, SYM_FIX, tag);
-		im->fix_how = fb_fmt("%s (added by the series) %s %s%s%s", SYM_FIX,
-				     im->fix ? "in" : "not in",
+		srv->parallel_fix = have_symbol(st, SYM_FIX, tag);
+		srv->parallel_fix_how = fb_fmt("%s (added by the series) %s %s%s%s", SYM_FIX,
+				     srv->parallel_fix ? "in" : "not in",
 				     *tag ? "[" : "vmlinux", tag,
 				     *tag ? "] (/proc/kallsyms)" : " (/proc/kallsyms)");
-	} else if (im->registered) {
-		if (!im->passthrough_how)
-			im->passthrough_how = fb_strdup("unknown: /proc/kallsyms unreadable");
-		im->fix_how = fb_strdup("unknown: /proc/kallsyms unreadable");
-	} else if (im->kind == K_OURS_DROPIN || im->kind == K_OURS_RENAMED) {
-		im->passthrough_how = fb_strdup("unknown until loaded");
-		im->fix_how = fb_fmt("unknown until loaded (the installed module is ours, version %s)",
-				     im->version);
-	} else if (im->kind == K_STOCK_MODULE) {
+	} else if (srv->registered) {
+		if (!srv->passthrough_how)
+			srv->passthrough_how = fb_strdup("unknown: /proc/kallsyms unreadable");
+		srv->parallel_fix_how = fb_strdup("unknown: /proc/kallsyms unreadable");
+	} else if (srv->kind == K_OURS_DROPIN || srv->kind == K_OURS_RENAMED) {
+		srv->passthrough_how = fb_strdup("unknown until loaded");
+		srv->parallel_fix_how = fb_fmt("unknown until loaded (the installed module is ours, version %s)",
+				     srv->version);
+	} else if (srv->kind == K_STOCK_MODULE) {
 		char *cfg = kernel_config_file(st->uts.release);
 		char v = cfg ? config_value(cfg, "CONFIG_FUSE_PASSTHROUGH") : 0;
 
 		if (v) {
-			im->passthrough = v == 'y';
-			im->passthrough_how = fb_fmt("CONFIG_FUSE_PASSTHROUGH in %s", cfg);
+			srv->passthrough = v == 'y';
+			srv->passthrough_how = fb_fmt("CONFIG_FUSE_PASSTHROUGH in %s", cfg);
 		} else {
-			im->passthrough_how = fb_strdup("unknown until loaded");
+			srv->passthrough_how = fb_strdup("unknown until loaded");
 		}
-		im->fix = 0;
-		im->fix_how = fb_strdup("stock module (the symbols are checked once loaded)");
+		srv->parallel_fix = 0;
+		srv->parallel_fix_how = fb_strdup("stock module (the symbols are checked once loaded)");
 		free(cfg);
 	}
-	if (!im->passthrough_how)
-		im->passthrough_how = fb_strdup("nothing serves this type");
-	if (!im->fix_how)
-		im->fix_how = fb_strdup("nothing serves this type");
-	if (!im->protocol)
-		im->protocol = NULL;
-}
-
-static char *unescape_mountinfo(const char *s)
-{
-	char *r = fb_strdup(s), *o = r;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
-	return r;
+	if (!srv->passthrough_how)
+		srv->passthrough_how = fb_strdup("nothing serves this type");
+	if (!srv->parallel_fix_how)
+		srv->parallel_fix_how = fb_strdup("nothing serves this type");
+	if (!srv->protocol)
+		srv->protocol = NULL;
 }
 
 static const char *fuse_family(const char *t)
@@ -737,39 +770,23 @@ static const char *fuse_family(const char *t)
 	return NULL;
 }
 
+/* FUSE mounts from mountinfo; those made by `run -o fallback` marked. */
 static int survey_mounts(struct state *st)
 {
-	char *mi = fb_read_file("/proc/self/mountinfo", NULL);
-	char *line, *save = NULL, *sep, *f[10];
-	const char *fam;
+	struct fb_mount *mi;
+	const char *family;
 	struct mnt *m;
-	int i;
+	size_t n, i;
+	char *note;
 
+	mi = fb_mountinfo_read(&n);
 	if (!mi) {
 		fb_msg("cannot read /proc/self/mountinfo: %s", strerror(errno));
 		return -1;
 	}
-	for (line = strtok_r(mi, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *s2 = NULL;
-
-		sep = strstr(line, " - ");
-		if (!sep)
-			continue;
-		*sep = '\0';
-		/* mount id, parent, dev, root, mount point */
-		f[0] = strtok_r(line, " ", &s2);
-		for (i = 1; i < 5 && f[i - 1]; i++)
-			f[i] = strtok_r(NULL, " ", &s2);
-		if (i < 5 || !f[4])
-			continue;
-		s2 = NULL;
-		f[5] = strtok_r(sep + 3, " ", &s2);
-		f[6] = f[5] ? strtok_r(NULL, " ", &s2) : NULL;
-		if (!f[5])
-			continue;
-		fam = fuse_family(f[5]);
-		if (!fam)
+	for (i = 0; i < n; i++) {
+		family = fuse_family(mi[i].fstype);
+		if (!family)
 			continue;
 		m = realloc(st->mounts, (st->nmounts + 1) * sizeof(*m));
 		if (!m) {
@@ -778,12 +795,16 @@ static int survey_mounts(struct state *st)
 		}
 		st->mounts = m;
 		m = &st->mounts[st->nmounts++];
-		m->fstype = unescape_mountinfo(f[5]);
-		m->family = fb_strdup(fam);
-		m->mountpoint = unescape_mountinfo(f[4]);
-		m->source = unescape_mountinfo(f[6] ? f[6] : "");
+		m->fstype = fb_strdup(mi[i].fstype);
+		m->family = fb_strdup(family);
+		m->mountpoint = fb_strdup(mi[i].mountpoint);
+		m->source = fb_strdup(mi[i].source);
+		/* the supervisor of a fallback mount notes it by device number */
+		note = fb_fmt(FB_FALLBACK_DIR "/%s", mi[i].dev);
+		m->fallback = !strcmp(family, "fuse") && fb_exists(note);
+		free(note);
 	}
-	free(mi);
+	fb_mountinfo_free(mi, n);
 	return 0;
 }
 
@@ -791,7 +812,7 @@ static int survey_mounts(struct state *st)
 static void judge(struct state *st)
 {
 	struct kernel *r = st->running;
-	struct impl *im;
+	struct type_server *srv;
 	int i;
 
 	if (!r) {
@@ -805,25 +826,30 @@ static void judge(struct state *st)
 		problem(st, fb_fmt("no module of ours is installed for the running kernel %s: %s",
 				   r->kver, r->why_none));
 	} else {
-		im = !strcmp(r->flavor, "dropin") ? &st->impl[0] : &st->impl[1];
-		if (im->kind != K_OURS_DROPIN && im->kind != K_OURS_RENAMED)
+		srv = !strcmp(r->flavor, "dropin") ? &st->servers[0] : &st->servers[1];
+		if (srv->kind != K_OURS_DROPIN && srv->kind != K_OURS_RENAMED)
 			problem(st, fb_fmt("-t %s is served by %s, not by our installed %s (%s)%s",
-					   im->fstype, kind_text[im->kind], r->ours.file,
+					   srv->fstype, kind_text[srv->kind], r->ours.file,
 					   r->ours.version,
-					   im->loaded ? ": it takes over after rmmod (no mount of that type left) and modprobe, or a reboot" : ""));
-		else if (!im->loaded && !strcmp(r->flavor, "renamed"))
+					   srv->loaded ? ": it takes over after rmmod (no mount of that type left) and modprobe, or a reboot" : ""));
+		else if (!srv->loaded && !strcmp(r->flavor, "renamed"))
 			problem(st, fb_fmt("%s is not loaded, so %s does not exist: modprobe %s (and list it in /etc/modules-load.d/ to load it at boot)",
-					   im->modname, im->dev, im->modname));
-		else if (im->srcmatch == 0)
+					   srv->modname, srv->dev, srv->modname));
+		else if (srv->srcmatch == 0)
 			problem(st, fb_fmt("the loaded %s (%s, srcversion %s) is not the installed %s (%s, srcversion %s): reload it to serve the installed one",
-					   im->modname, im->version, im->srcversion,
-					   im->file.file, im->file.version,
-					   im->file.srcversion));
-		else if (im->loaded && im->srcmatch < 0 && im->file.file &&
-			 strcmp(im->version ? im->version : "", im->file.version ? im->file.version : ""))
+					   srv->modname, srv->version, srv->srcversion,
+					   srv->file.file, srv->file.version,
+					   srv->file.srcversion));
+		else if (srv->loaded && srv->srcmatch < 0 && srv->file.file &&
+			 strcmp(srv->version ? srv->version : "", srv->file.version ? srv->file.version : ""))
 			problem(st, fb_fmt("the loaded %s (%s) is not the installed version %s: reload it",
-					   im->modname, im->version, im->file.version));
+					   srv->modname, srv->version, srv->file.version));
 	}
+	for (i = 0; i < st->nmounts; i++)
+		if (st->mounts[i].fallback)
+			problem(st, fb_fmt("fallback: %s is served by the kernel's own FUSE (-t %s, mounted with -o fallback because %s could not be loaded)",
+					   st->mounts[i].mountpoint, st->mounts[i].fstype,
+					   FB_PREFIX));
 	if (st->newest && !st->newest->ours.file) {
 		st->warning = fb_fmt("the newest installed kernel %s has no module of ours (%s). Booting it (the default boot entry) serves FUSE from the stock code only%s.",
 				     st->newest->kver, st->newest->why_none,
@@ -847,7 +873,7 @@ static void judge(struct state *st)
 				r->ours.version, FB_TOOL_VERSION));
 }
 
-static const char *tri(int v)
+static const char *yes_no_unknown(int v)
 {
 	return v < 0 ? "unknown" : v ? "yes" : "no";
 }
@@ -889,34 +915,34 @@ static void print_json(struct state *st)
 	json_kv(f, "newest_installed_kernel", st->newest ? st->newest->kver : NULL, false);
 	fputs(",\n  \"implementations\": [", f);
 	for (i = 0; i < 2; i++) {
-		struct impl *im = &st->impl[i];
+		struct type_server *srv = &st->servers[i];
 
 		fputs(i ? ",\n    {" : "\n    {", f);
-		json_kv(f, "fstype", im->fstype, true);
-		json_kv(f, "device", im->dev, true);
-		json_kv(f, "module", im->modname, true);
-		json_kv(f, "kind", kind_json[im->kind], true);
-		json_kv(f, "state", im->state, true);
-		json_kv(f, "version", im->version, true);
-		json_kv(f, "flavor", im->flavor, true);
-		json_kv(f, "base", im->base, true);
-		json_kv(f, "srcversion", im->srcversion, true);
-		json_kv(f, "evidence", im->source, true);
-		json_kv(f, "installed_file", im->file.file, true);
-		json_kv(f, "installed_version", im->file.version, true);
+		json_kv(f, "fstype", srv->fstype, true);
+		json_kv(f, "device", srv->dev, true);
+		json_kv(f, "module", srv->modname, true);
+		json_kv(f, "kind", kind_json[srv->kind], true);
+		json_kv(f, "state", srv->state, true);
+		json_kv(f, "version", srv->version, true);
+		json_kv(f, "flavor", srv->flavor, true);
+		json_kv(f, "base", srv->base, true);
+		json_kv(f, "srcversion", srv->srcversion, true);
+		json_kv(f, "evidence", srv->source, true);
+		json_kv(f, "installed_file", srv->file.file, true);
+		json_kv(f, "installed_version", srv->file.version, true);
 		fputs("\"loaded_is_installed\": ", f);
-		json_tri(f, im->srcmatch);
+		json_tri(f, srv->srcmatch);
 		fputs(", ", f);
-		json_kv(f, "protocol", im->protocol, true);
-		json_kv(f, "protocol_evidence", im->protocol_how, true);
+		json_kv(f, "protocol", srv->protocol, true);
+		json_kv(f, "protocol_evidence", srv->protocol_how, true);
 		fputs("\"passthrough\": ", f);
-		json_tri(f, im->passthrough);
+		json_tri(f, srv->passthrough);
 		fputs(", ", f);
-		json_kv(f, "passthrough_evidence", im->passthrough_how, true);
+		json_kv(f, "passthrough_evidence", srv->passthrough_how, true);
 		fputs("\"parallel_passthrough_fix\": ", f);
-		json_tri(f, im->fix);
+		json_tri(f, srv->parallel_fix);
 		fputs(", ", f);
-		json_kv(f, "parallel_passthrough_fix_evidence", im->fix_how, false);
+		json_kv(f, "parallel_passthrough_fix_evidence", srv->parallel_fix_how, false);
 		fputs("}", f);
 	}
 	fputs("\n  ],\n  \"mounts\": [", f);
@@ -925,8 +951,8 @@ static void print_json(struct state *st)
 		json_kv(f, "family", st->mounts[i].family, true);
 		json_kv(f, "fstype", st->mounts[i].fstype, true);
 		json_kv(f, "mountpoint", st->mounts[i].mountpoint, true);
-		json_kv(f, "source", st->mounts[i].source, false);
-		fputs("}", f);
+		json_kv(f, "source", st->mounts[i].source, true);
+		fprintf(f, "\"fallback\": %s}", st->mounts[i].fallback ? "true" : "false");
 	}
 	fputs(st->nmounts ? "\n  ],\n  \"kernels\": [" : "],\n  \"kernels\": [", f);
 	for (i = 0; i < st->nkernels; i++) {
@@ -968,6 +994,16 @@ static void print_json(struct state *st)
 
 #define FIELD "  %-28s "
 
+/*
+ * Names anyone can choose (fsname through fusermount3, mountpoints) go to
+ * the terminal with control bytes and invalid UTF-8 escaped (\\xHH): no
+ * escape sequence, no line of their making. Kept for the process's life.
+ */
+static const char *text(const char *s)
+{
+	return fb_printable(s);
+}
+
 static void print_text(struct state *st)
 {
 	struct kernel *r = st->running;
@@ -981,25 +1017,25 @@ static void print_text(struct state *st)
 	else
 		printf("\n");
 	for (i = 0; i < 2; i++) {
-		struct impl *im = &st->impl[i];
+		struct type_server *srv = &st->servers[i];
 
-		printf("\n-t %s: %s", im->fstype, kind_text[im->kind]);
-		if (im->kind != K_NONE && im->kind != K_STOCK_BUILTIN)
-			printf(" (module %s, %s)", im->modname, im->state);
-		printf("\n" FIELD "%s\n", "device:", im->dev);
-		if (im->kind == K_NONE)
+		printf("\n-t %s: %s", srv->fstype, kind_text[srv->kind]);
+		if (srv->kind != K_NONE && srv->kind != K_STOCK_BUILTIN)
+			printf(" (module %s, %s)", srv->modname, srv->state);
+		printf("\n" FIELD "%s\n", "device:", srv->dev);
+		if (srv->kind == K_NONE)
 			continue;
-		printf(FIELD "%s", "version:", im->version ? im->version : "none");
-		if (im->flavor || im->base)
-			printf(", flavor %s, base %s", im->flavor ? im->flavor : "?",
-			       im->base ? im->base : "?");
-		printf("\n" FIELD "%s\n", "evidence:", im->source ? im->source : "-");
+		printf(FIELD "%s", "version:", srv->version ? srv->version : "none");
+		if (srv->flavor || srv->base)
+			printf(", flavor %s, base %s", srv->flavor ? srv->flavor : "?",
+			       srv->base ? srv->base : "?");
+		printf("\n" FIELD "%s\n", "evidence:", srv->source ? srv->source : "-");
 		printf(FIELD "%s (%s)\n", "protocol:",
-		       im->protocol ? im->protocol : "unknown", im->protocol_how);
-		printf(FIELD "%s (%s)\n", "passthrough:", tri(im->passthrough),
-		       im->passthrough_how);
+		       srv->protocol ? srv->protocol : "unknown", srv->protocol_how);
+		printf(FIELD "%s (%s)\n", "passthrough:", yes_no_unknown(srv->passthrough),
+		       srv->passthrough_how);
 		printf(FIELD "%s (%s)\n", "parallel passthrough writes:",
-		       tri(im->fix), im->fix_how);
+		       yes_no_unknown(srv->parallel_fix), srv->parallel_fix_how);
 	}
 	for (i = 0; i < st->nmounts; i++) {
 		if (!strcmp(st->mounts[i].family, "fuse"))
@@ -1009,9 +1045,10 @@ static void print_text(struct state *st)
 	}
 	printf("\nFUSE mounts: fuse %d, %s %d\n", nf, FB_PREFIX, nb);
 	for (i = 0; i < st->nmounts; i++)
-		printf("  %-8s %s on %s (source %s)\n", st->mounts[i].family,
-		       st->mounts[i].fstype, st->mounts[i].mountpoint,
-		       st->mounts[i].source);
+		printf("  %-8s %s on %s (source %s)%s\n", st->mounts[i].family,
+		       text(st->mounts[i].fstype), text(st->mounts[i].mountpoint),
+		       text(st->mounts[i].source),
+		       st->mounts[i].fallback ? " [fallback]" : "");
 	printf("\ninstalled kernels (newest first):\n");
 	if (!st->nkernels)
 		printf("  none under " FB_MODULES_DIR "\n");
@@ -1039,9 +1076,9 @@ static void print_text(struct state *st)
 		       st->warning);
 	printf("\nstatus: %s\n", health(st));
 	for (i = 0; i < st->nproblems; i++)
-		printf("  problem: %s\n", st->problems[i]);
+		printf("  problem: %s\n", text(st->problems[i]));
 	for (i = 0; i < st->nnotes; i++)
-		printf("  note: %s\n", st->notes[i]);
+		printf("  note: %s\n", text(st->notes[i]));
 }
 
 static void status_usage(FILE *f)
@@ -1063,16 +1100,17 @@ static void status_usage(FILE *f)
 		"adds), the FUSE_INIT request of a throwaway mount made in a private mount\n"
 		"namespace on a private tmpfs (protocol, FUSE_PASSTHROUGH; only types that\n"
 		"are already registered: nothing gets loaded), modules.builtin/modules.order\n"
-		"or the kernel config (how a kernel has FUSE), /lib/modules/KVER/updates/dkms\n"
-		"and /var/lib/dkms/" FB_DKMS_NAME " (our builds).\n"
+		"or the kernel config (how a kernel has FUSE), modules.dep (what modprobe\n"
+		"loads; else updates/dkms, extra or updates/" FB_DKMS_NAME " under\n"
+		"/lib/modules/KVER) and /var/lib/dkms/" FB_DKMS_NAME " (our builds).\n"
 		"\n"
 		"An installed kernel is a /lib/modules/KVER with modules.order or kernel/\n"
 		"(an image, not headers only); the newest is the highest version.\n"
 		"\n"
 		"Exit status:\n"
 		"  0  healthy: all of\n"
-		"     - a module of ours (modinfo version *+fb*) is installed under\n"
-		"       /lib/modules/$(uname -r)/updates/dkms for the running kernel;\n"
+		"     - a module of ours (modinfo version *+fb*) is installed for the\n"
+		"       running kernel (see above for where);\n"
 		"     - it serves its type: drop-in (FUSE as a module): the loaded fuse is\n"
 		"       ours, or none is loaded and modprobe resolves fuse to ours;\n"
 		"       renamed (FUSE built in): " FB_PREFIX " is loaded;\n"
@@ -1081,7 +1119,10 @@ static void status_usage(FILE *f)
 		"  1  degraded: any of these does not hold (each is listed as a problem;\n"
 		"     notes, such as older kernels without our module, do not count)\n"
 		"  2  error: the state could not be read (/proc, /lib/modules, modinfo)\n"
-		"     or bad usage\n");
+		"     or bad usage\n"
+		"A mount of the kernel's FUSE made by 'run -o fallback' counts as a problem.\n"
+		"Names (fsname, mountpoints) are printed with control bytes and invalid\n"
+		"UTF-8 as \\xHH; JSON replaces invalid UTF-8 by U+FFFD.\n");
 }
 
 int fb_cmd_status(int argc, char **argv)
@@ -1097,6 +1138,9 @@ int fb_cmd_status(int argc, char **argv)
 	int c;
 
 	fb_fatal_status = 2;
+	/* root runs modinfo from the system's directories, not a caller's PATH */
+	if (geteuid() == 0)
+		setenv("PATH", FB_SAFE_PATH, 1);
 	memset(&st, 0, sizeof(st));
 	st.probe = true;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
@@ -1131,8 +1175,8 @@ int fb_cmd_status(int argc, char **argv)
 	read_kallsyms(&st);
 	if (survey_kernels(&st) < 0 || survey_mounts(&st) < 0)
 		st.error = true;
-	impl_survey(&st, &st.impl[0], "fuse", "fuse");
-	impl_survey(&st, &st.impl[1], FB_PREFIX, FB_PREFIX);
+	survey_type_server(&st, &st.servers[0], "fuse", "fuse");
+	survey_type_server(&st, &st.servers[1], FB_PREFIX, FB_PREFIX);
 	judge(&st);
 	if (json)
 		print_json(&st);

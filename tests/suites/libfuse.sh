@@ -20,6 +20,8 @@ nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
 helper=/usr/sbin/mount.fusebp
 # mount(8) runs helpers with a fixed PATH: the daemon must be found there.
 inpath=/usr/local/bin/fbbacking
+pb=$FB_TOP/tests/libfuse/fbperm
+pbin=/usr/local/bin/fbperm
 mkdir -p "$B" "$M"
 chmod 755 "$S" "$B" "$M"
 
@@ -38,7 +40,7 @@ fi
 
 # pids of processes of this suite's daemon (and its supervisor)
 daemon_pids() {
-	pgrep -f "fbbacking.$B" | tr '\n' ' '
+	pgrep -f "(fbbacking|fbperm|fbwrap.sh [a-z]*).$B" | tr '\n' ' '
 }
 daemons_left() {
 	[ -n "$(daemon_pids)" ]
@@ -54,6 +56,9 @@ wait_unmounted() {
 fstype_of() {
 	awk -v m="$1" '$5 == m { sub(/.* - /, ""); split($0, f, " "); t = f[1] } END { print t }' /proc/self/mountinfo
 }
+source_of() {
+	awk -v m="$1" '$5 == m { sub(/.* - /, ""); split($0, f, " "); s = f[2] } END { print s }' /proc/self/mountinfo
+}
 opts_of() {
 	awk -v m="$1" '$5 == m { o = $6; sub(/.* - /, ""); split($0, f, " "); print o "," f[3] }' /proc/self/mountinfo | tail -n 1
 }
@@ -64,7 +69,8 @@ cleanup() {
 	for p in $(daemon_pids); do
 		kill -9 "$p" 2> /dev/null
 	done
-	rm -f "$helper" "$inpath"
+	[ -f "$S/child" ] && kill -9 "$(cat "$S/child")" 2> /dev/null
+	rm -f "$helper" "$inpath" "$pbin"
 	# /etc/fstab may be a file mount point: rewrite it in place
 	[ -f "$S/fstab" ] && cat "$S/fstab" > /etc/fstab
 }
@@ -110,6 +116,19 @@ if [ "$FB_FSTYPE" != fusebp ]; then
 	run
 	[ "$rc" = 125 ] && grep -q 'modprobe fusebp' "$S/run.err" && ! fb_mounted "$M" && [ -z "$(daemon_pids)" ]
 	tap_check $? "no fusebp module: run refuses (exit $rc: $(head -n 1 "$S/run.err"))"
+	# -o fallback: the kernel's own FUSE, one warning line, status degraded
+	run -o fallback
+	[ "$rc" = 0 ] && [ "$(fstype_of "$M")" = fuse.fbbacking ] && [ "$(wc -l < "$S/run.err")" = 1 ] &&
+		grep -q 'fallback' "$S/run.err" && echo fb > "$M/fb" && [ "$(cat "$B/fb")" = fb ]
+	tap_check $? "no fusebp module, run -o fallback: a fuse.fbbacking mount that serves, one warning (exit $rc: $(head -n 1 "$S/run.err"))"
+	"$tool" status --no-probe > "$S/st.txt" 2> /dev/null
+	r=$?
+	[ "$r" = 1 ] && grep -q "fallback.*$M" "$S/st.txt"
+	tap_check $? "status: exit $r, the fallback mount is reported as degraded ($(grep -m1 fallback "$S/st.txt"))"
+	rm -f "$M/fb" "$B/fb"
+	timeout 10 umount "$M"
+	wait_gone && ! fb_mounted "$M"
+	tap_check $? "the fallback mount: umount ends the daemon and its supervisor"
 	tap_skip "libfuse daemon on -t fusebp" "target $FB_TARGET has no renamed module ($FB_FSTYPE on $FB_DEV)"
 	tap_done
 	exit
@@ -247,6 +266,228 @@ mount -t fusebp "$B" "$M" > /dev/null 2> "$S/mount.err"
 rc=$?
 [ "$rc" = 1 ] && grep -q 'which daemon' "$S/mount.err"
 tap_check $? "mount.fusebp without a daemon type: usage error (exit $rc: $(head -n 1 "$S/mount.err"))"
+
+# --- Mount options the daemon adds itself (issue 16) ---
+# fbperm adds default_permissions and fsname=BACKING internally, as
+# passthrough_hp does, and checks nothing itself: as a root daemon with
+# allow_other, uid 65534 must be refused on a 0600 root file, whichever way
+# it is mounted.
+printf 'secret\n' > "$B/secret" && chown 0:0 "$B/secret" && chmod 600 "$B/secret"
+printf 'public\n' > "$B/public" && chmod 644 "$B/public"
+# perm_refused LABEL: 65534 reads the 0644 file (allow_other works) but not
+# the 0600 one (the kernel checks permissions)
+perm_refused() {
+	[ "$($nobody cat "$M/public" 2> /dev/null)" = public ] &&
+		! $nobody cat "$M/secret" > /dev/null 2>&1 &&
+		! $nobody sh -c "echo x >> '$M/secret'" 2> /dev/null
+	tap_check $? "$1: root daemon, allow_other: uid 65534 reads a 0644 file, is refused on a 0600 root file ($(opts_of "$M"), source $(source_of "$M"))"
+}
+# The daemon's own mount on the kernel's FUSE, for comparison.
+own_opts="" own_src=""
+if ! grep -qw fuse /proc/filesystems; then
+	for k in /lib/modules/"$(uname -r)"/kernel/fs/fuse/fuse.ko*; do
+		[ -f "$k" ] && insmod "$k" 2> /dev/null
+	done
+fi
+if grep -qw fuse /proc/filesystems && "$pb" "$B" "$M" -o allow_other 2> "$S/own.err"; then
+	own_opts=$(opts_of "$M") own_src=$(source_of "$M")
+	tap_diag "fbperm mounting itself on the kernel's FUSE: $(fstype_of "$M") $own_src $own_opts"
+	umount "$M" && wait_gone
+fi
+"$tool" run -o allow_other -- "$pb" "$B" "$M" > /dev/null 2> "$S/run.err"
+rc=$?
+tap_diag "fuse-backport run -o allow_other -- fbperm: $(fstype_of "$M") $(source_of "$M") $(opts_of "$M")"
+[ "$rc" = 0 ]
+tap_check $? "run -o allow_other -- fbperm BACKING MNT: mounted (exit $rc $(head -n 1 "$S/run.err"))"
+perm_refused "run"
+[ "$(source_of "$M")" = "$B" ]
+tap_check $? "run: fsname is the daemon's source argument ($(source_of "$M")${own_src:+; its own mount: $own_src})"
+timeout 10 umount "$M"; wait_gone
+run -o allow_other,no_default_permissions
+case ,$(opts_of "$M"), in
+*,default_permissions,*) r=1 ;;
+*) [ "$rc" = 0 ] && fb_mounted "$M"; r=$? ;;
+esac
+tap_check $r "run -o no_default_permissions: the documented opt-out mounts without it ($(opts_of "$M"))"
+timeout 10 umount "$M"; wait_gone
+ln -sf "$pb" "$pbin"
+ln -sf "$tool" "$helper"
+mount -t fusebp.fbperm "$B" "$M" -o allow_other > /dev/null 2> "$S/mount.err"
+rc=$?
+[ "$rc" = 0 ]
+tap_check $? "mount -t fusebp.fbperm BACKING MNT -o allow_other (exit $rc $(head -n 1 "$S/mount.err"))"
+perm_refused "mount -t fusebp.fbperm"
+timeout 10 umount "$M"; wait_gone
+cp /etc/fstab "$S/fstab"
+echo "$B $M fusebp.fbperm noauto,allow_other 0 0 # fuse-backport libfuse suite" >> /etc/fstab
+mount "$M" > /dev/null 2> "$S/mount.err"
+rc=$?
+[ "$rc" = 0 ]
+tap_check $? "fstab 'BACKING MNT fusebp.fbperm noauto,allow_other': mount MNT (exit $rc $(head -n 1 "$S/mount.err"))"
+perm_refused "fstab"
+timeout 10 umount "$M"; wait_gone
+cat "$S/fstab" > /etc/fstab
+rm -f "$B/secret" "$B/public"
+
+# --- The supervisor never hangs a mount (issue 15, 1-3) ---
+wrap=$FB_TOP/tests/libfuse/fbwrap.sh
+# reset: whatever a failed check left: processes, mounts, loop devices
+reset() {
+	# A supervisor stuck in umount (a FUSE_DESTROY nobody reads) moves only
+	# once the connection is aborted: abort whatever is left of ours.
+	for a in "$FB_CTL"/*/abort; do
+		[ -f "$a" ] && echo 1 > "$a" 2> /dev/null
+	done
+	for p in $(daemon_pids) $(cat "$S/child" 2> /dev/null); do
+		kill -9 "$p" 2> /dev/null
+	done
+	rm -f "$S/child"
+	wait_gone
+	while fb_mounted "$M"; do
+		timeout -k 2 10 umount -l "$M" 2> /dev/null || break
+	done
+}
+# daemon_down: no fbbacking serves $B (yet)
+daemon_down() {
+	! pgrep -f "^$fbb $B /dev/fd/[0-9]" > /dev/null
+}
+# gone_within LABEL: within 10 s nothing is mounted on $M and the
+# supervisor is gone; extra checks follow in the caller
+gone_within() {
+	wait_unmounted "$M" && timeout 5 ls "$M" > /dev/null && wait_gone
+}
+modprobe loop 2> "$S/loop.err"
+fb_wait_while 50 [ ! -c /dev/loop-control ]
+lo=""
+truncate -s 16M "$S/blk.img" && lo=$(losetup -f --show "$S/blk.img" 2>> "$S/loop.err")
+for sig in KILL INT; do
+	if [ -z "$lo" ]; then
+		tap_skip "fusebpblk daemon killed by SIG$sig" "no loop device: $(head -n 1 "$S/loop.err")"
+		continue
+	fi
+	run -o blkdev,blksize=4096,fsname="$lo"
+	d=$(pgrep -f "^$fbb $B /dev/fd/[0-9]")
+	[ "$rc" = 0 ] && [ -n "$d" ] && kill -"$sig" "$d"
+	gone_within && wipefs -a "$lo" > /dev/null 2>&1
+	tap_check $? "fusebpblk daemon killed by SIG$sig: within 10 s the mount is gone, the supervisor exits, $lo is not claimed"
+	reset
+done
+# A daemon that leaves a child not holding the device: the daemon's end is
+# the connection's end, whatever else the supervisor still has to reap.
+FBWRAP_PIDFILE=$S/child "$tool" run -- "$wrap" close "$B" "$M" > /dev/null 2> "$S/run.err"
+rc=$?
+d=$(pgrep -f "^$fbb $B /dev/fd/[0-9]")
+[ "$rc" = 0 ] && [ -n "$d" ] && kill -9 "$d"
+gone_within
+tap_check $? "a daemon killed that left a child not holding the device: mount gone within 10 s (exit $rc)"
+reset
+# A foreground fusebpblk daemon whose child holds the device: killed, run
+# returns within seconds with its status, nothing mounted or claimed.
+if [ -n "$lo" ]; then
+	FBWRAP_PIDFILE=$S/child timeout -k 2 60 "$tool" run -o blkdev,blksize=4096,fsname="$lo" -- \
+		"$wrap" keep "$B" "$M" -f > /dev/null 2> "$S/run.err" &
+	r=$!
+	fb_wait_while 100 daemon_down
+	d=$(pgrep -f "^$fbb $B /dev/fd/[0-9]")
+	t0=$(date +%s)
+	[ -n "$d" ] && kill -9 "$d"
+	wait "$r"
+	rc=$?
+	t=$(($(date +%s) - t0))
+	[ "$rc" = 137 ] && [ "$t" -le 10 ] && gone_within && wipefs -a "$lo" > /dev/null 2>&1
+	tap_check $? "foreground fusebpblk daemon killed, its child holds the device: run returns in ${t}s (exit $rc), mount gone, $lo not claimed"
+	reset
+	losetup -d "$lo"
+else
+	tap_skip "fusebpblk with a child holding the device" "no loop device"
+fi
+# Descriptors 0-2 closed: the device must not land on them.
+"$tool" run -- "$fbb" "$B" "$M" <&- >&- 2>&-
+rc=$?
+[ "$rc" = 0 ] && echo fds > "$M/fds" && [ "$(cat "$B/fds")" = fds ]
+tap_check $? "run with stdin, stdout and stderr closed: mounts and serves (exit $rc)"
+rm -f "$M/fds" "$B/fds"
+reset
+# Detached like a daemon: cwd /, own session; SIGTERM honoured; nohup kept.
+(cd "$S" && "$tool" run -- "$fbb" "$B" "$M" > /dev/null 2> "$S/run.err")
+d=$(pgrep -f "^$fbb $B /dev/fd/[0-9]")
+sup=$(pgrep -f "fuse-backport run -- $fbb $B")
+[ -n "$sup" ] && [ "$(readlink "/proc/$sup/cwd")" = / ] && [ "$(cut -d' ' -f6 "/proc/$sup/stat")" = "$sup" ]
+tap_check $? "the supervisor ($sup) is in / and leads its own session"
+[ -n "$sup" ] && kill -TERM "$sup"
+gone_within
+tap_check $? "SIGTERM to the supervisor: the mount goes within 10 s"
+reset
+nohup "$tool" run -- "$fbb" "$B" "$M" > /dev/null 2> /dev/null
+d=$(pgrep -f "^$fbb $B /dev/fd/[0-9]")
+[ -n "$d" ] && kill -HUP "$d"
+sleep 1
+[ -n "$d" ] && kill -0 "$d" 2> /dev/null && echo hup > "$M/hup" && [ "$(cat "$B/hup")" = hup ]
+tap_check $? "under nohup the daemon keeps SIGHUP ignored: it survives a SIGHUP and serves"
+rm -f "$M/hup" "$B/hup"
+reset
+
+# --- No option injection (issue 15, 4) ---
+run -o 'max_read=4096\,fd=0'
+[ "$rc" = 125 ] && grep -q 'comma' "$S/run.err" && ! fb_mounted "$M"
+tap_check $? "run -o 'max_read=4096\\,fd=0': refused, no second fd= for the kernel (exit $rc: $(head -n 1 "$S/run.err"))"
+reset
+run -o 'subtype=x\,allow_other'
+[ "$rc" = 125 ] && ! fb_mounted "$M"
+tap_check $? "run -o 'subtype=x\\,allow_other': refused, no allow_other smuggled in (exit $rc, $(opts_of "$M"))"
+reset
+"$tool" run -t 'fusebp.x,allow_other' -- "$fbb" "$B" "$M" > /dev/null 2> "$S/run.err"
+rc=$?
+[ "$rc" = 125 ] && ! fb_mounted "$M"
+tap_check $? "run -t 'fusebp.x,allow_other': refused (exit $rc, $(opts_of "$M"))"
+reset
+ln -sf "$fbb" "$S/fbb,allow_other"
+"$tool" run -- "$S/fbb,allow_other" "$B" "$M" > /dev/null 2> "$S/run.err"
+rc=$?
+case ,$(opts_of "$M"), in
+*,allow_other,*) false ;;
+*) [ "$rc" = 125 ] || [ "$(fstype_of "$M")" = fusebp ] ;;
+esac
+tap_check $? "a daemon named 'fbb,allow_other': no allow_other from its name (exit $rc, $(fstype_of "$M") $(opts_of "$M"))"
+reset
+ln -sf "$pb" "$pbin"
+mount -t fusebp.fbperm "$B" "$M" -o 'note=a\,b' > /dev/null 2> "$S/mount.err"
+rc=$?
+[ "$rc" = 0 ] && [ "$(cat "$B/.fbperm-note" 2> /dev/null)" = "a,b" ]
+tap_check $? "mount.fusebp -o 'note=a\\,b': the daemon gets note=a,b as one option (exit $rc, got '$(cat "$B/.fbperm-note" 2> /dev/null)')"
+reset
+rm -f "$B/.fbperm-note"
+
+# --- The mountpoint among the daemon's arguments (issue 15, 5) ---
+"$tool" run -- "$pb" "$B" "$M" -p 2222 > /dev/null 2> "$S/run.err"
+rc=$?
+[ "$rc" = 0 ] && [ "$(source_of "$M")" = "$B" ] && echo p > "$M/p" && [ "$(cat "$B/p")" = p ]
+tap_check $? "run -- fbperm BACKING MNT -p 2222 (an option with a value after the mountpoint): mounts MNT (exit $rc $(head -n 1 "$S/run.err"))"
+rm -f "$M/p" "$B/p"
+reset
+
+# errno saved before the message (issue 15, 5): /dev/fusebp missing, and
+# stderr on /dev/full so that printing fails: still exit 32 (mount failed),
+# not 1 (permission).
+# shellcheck disable=SC2016 # expanded by the inner shell
+unshare -m sh -c 'mount -t tmpfs none /dev && mknod -m 666 /dev/null c 1 3 && mknod -m 666 /dev/full c 1 7 &&
+	exec "$1" mount "$2#$3" "$4" 2> /dev/full' sh "$tool" "$fbb" "$B" "$M"
+rc=$?
+[ "$rc" = 32 ] && ! fb_mounted "$M"
+tap_check $? "mount.fusebp with /dev/fusebp missing and stderr failing: exit $rc (want 32: the open's errno, not the message's)"
+reset
+
+# --- status with hostile fsnames (issue 15, 7) ---
+evil=$(printf 'ev\033[2Jil\nFUSE mounts: spoofed\377\376')
+"$tool" run -o "fsname=$evil" -- "$fbb" "$B" "$M" > /dev/null 2> "$S/run.err"
+rc=$?
+"$tool" status --no-probe > "$S/st.txt" 2> /dev/null
+"$tool" status --no-probe --json > "$S/st.json" 2> /dev/null
+[ "$rc" = 0 ] && ! grep -q "$(printf '\033')" "$S/st.txt" && ! grep -q '^FUSE mounts: spoofed' "$S/st.txt"
+tap_check $? "status (text) with an fsname holding ESC, a newline and invalid UTF-8: no control bytes, no spoofed line (run exit $rc)"
+jq -e '.' "$S/st.json" > /dev/null 2>&1 && iconv -f UTF-8 -t UTF-8 "$S/st.json" > /dev/null 2>&1
+tap_check $? "status --json with that fsname: valid JSON and valid UTF-8"
+reset
 
 ! fb_mounted "$M" && [ -z "$(daemon_pids)" ]
 tap_check $? "nothing left mounted or running"

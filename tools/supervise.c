@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The supervisor of `fuse-backport run` and mount.fusebp: it starts the
+ * daemon, tells the command how the start went, and ends the connection and
+ * removes the mount when the daemon is gone, so that no mount is left
+ * hanging (accesses that wait for ever, a umount stuck on FUSE_DESTROY)
+ * nor answering ENOTCONN.
+ *
+ *  command P                 supervisor S                  daemon D
+ *  ---------                 ------------                  --------
+ *  open the device (fd N)
+ *  mount -t fusebp,fd=N
+ *  fork ------------------>  subreaper; fork ------------> signals the caller
+ *  close its fd N            own session, cwd /,           ignored stay ignored,
+ *  wait for one report       SIGPIPE ignored               the rest default;
+ *                            keeps fd N (to compare)       exec DAEMON ... /dev/fd/N
+ *                            SIGINT/TERM/HUP/QUIT -> D
+ *                            D exits:
+ *                             - 0, and another process holds the device
+ *                               file (the daemon went to the background):
+ *   <-- "background" -------  report; stdio to /dev/null; watch:
+ *   return 0                    every second and on SIGCHLD, reap;
+ *                               no other holder of the device file
+ *                               (kcmp: the same open file as fd N), or
+ *                               SIGTERM/SIGINT: end the connection, exit
+ *                             - otherwise (failed, killed, done):
+ *   <-- status, what ------   end the connection, report, exit
+ *   return the status
+ *
+ * "End the connection": abort it through the control fs (mounted in a
+ * private mount namespace when it is not mounted), close fd N, and only
+ * then unmount: an aborted connection answers the unmount's FUSE_DESTROY
+ * (fusebpblk) at once, so umount never waits for a daemon that is gone.
+ * Mounts are found by the superblock's device number, which is ours while
+ * the connection lives; a mount with something mounted on top of it is
+ * left in place (it answers ENOTCONN).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fb.h"
+#include "mount.h"
+
+#ifndef KCMP_FILE
+#define KCMP_FILE 0
+#endif
+
+/* Signals the caller ignored (nohup): the daemon keeps them ignored. */
+static sigset_t caller_ignored;
+
+static void note_ignored_signals(void)
+{
+	struct sigaction sa;
+	int sig;
+
+	sigemptyset(&caller_ignored);
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGCHLD && sigaction(sig, NULL, &sa) == 0 &&
+		    sa.sa_handler == SIG_IGN)
+			sigaddset(&caller_ignored, sig);
+}
+
+static void no_op(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * The supervisor's own: SIGCHLD default (children to reap), SIGTERM always
+ * received; SIGINT, SIGHUP, SIGQUIT received unless the caller ignored them.
+ * All blocked, taken by sigtimedwait().
+ */
+static void supervisor_signals(sigset_t *watched)
+{
+	static const int sigs[] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT };
+	struct sigaction sa;
+	unsigned int i;
+
+	sigemptyset(watched);
+	memset(&sa, 0, sizeof(sa));
+	for (i = 0; i < ARRAY_SIZE(sigs); i++) {
+		sigaddset(watched, sigs[i]);
+		if (sigs[i] != SIGTERM && sigismember(&caller_ignored, sigs[i]))
+			continue;
+		sa.sa_handler = sigs[i] == SIGCHLD ? SIG_DFL : no_op;
+		sigaction(sigs[i], &sa, NULL);
+	}
+	sigprocmask(SIG_BLOCK, watched, NULL);
+}
+
+static void daemon_signals(void)
+{
+	struct sigaction dfl, ign;
+	sigset_t none;
+	int sig;
+
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	for (sig = 1; sig < NSIG; sig++)
+		sigaction(sig, sigismember(&caller_ignored, sig) ? &ign : &dfl, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* In D: become the daemon. */
+static void exec_daemon(struct mount_job *j, int report_fd)
+{
+	struct passwd *pw;
+	int flags;
+
+	daemon_signals();
+	close(report_fd);
+	flags = fcntl(j->fd, F_GETFD);
+	if (flags < 0 || fcntl(j->fd, F_SETFD, flags & ~FD_CLOEXEC) < 0) {
+		fb_msg("descriptor %d: %s", j->fd, strerror(errno));
+		_exit(RUN_FAILED);
+	}
+	if (j->opts.setuid_user) {
+		pw = getpwnam(j->opts.setuid_user);
+		if (!pw || initgroups(pw->pw_name, pw->pw_gid) < 0 ||
+		    setgid(pw->pw_gid) < 0 || setuid(pw->pw_uid) < 0) {
+			fb_msg("cannot become user %s: %s", j->opts.setuid_user,
+			       pw ? strerror(errno) : "no such user");
+			_exit(RUN_FAILED);
+		}
+	}
+	execvp(j->argv[0], j->argv);
+	fb_msg("cannot run %s: %s", j->argv[0], strerror(errno));
+	_exit(errno == ENOENT ? RUN_NOTFOUND : RUN_NOEXEC);
+}
+
+/*
+ * Does a process other than this one hold the open device file of fd? Not
+ * the same device node opened again: the same file (kcmp), the one the
+ * connection belongs to. Where kcmp is missing, any holder of the node
+ * counts (the safe side: the mount stays while it may be served).
+ */
+static bool other_holder(struct mount_job *j)
+{
+	char path[320], link[PATH_MAX];
+	struct dirent *p, *f;
+	pid_t self = getpid(), pid;
+	bool found = false;
+	DIR *proc, *fds;
+	ssize_t n;
+	long r;
+
+	proc = opendir("/proc");
+	if (!proc)
+		return true;
+	while (!found && (p = readdir(proc))) {
+		pid = (pid_t)atoi(p->d_name);
+		if (pid <= 0 || pid == self)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+		fds = opendir(path);
+		if (!fds)
+			continue;
+		while (!found && (f = readdir(fds))) {
+			if (f->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/fd/%s", (int)pid, f->d_name);
+			n = readlink(path, link, sizeof(link) - 1);
+			if (n <= 0)
+				continue;
+			link[n] = '\0';
+			if (strcmp(link, j->device))
+				continue;
+			r = syscall(SYS_kcmp, self, pid, KCMP_FILE, j->fd, atoi(f->d_name));
+			found = r == 0 || (r < 0 && errno != ESRCH && errno != EBADF);
+		}
+		closedir(fds);
+	}
+	closedir(proc);
+	return found;
+}
+
+static bool write_abort(const char *file)
+{
+	int fd = open(file, O_WRONLY | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, "1", 1) == 1;
+	close(fd);
+	return ok;
+}
+
+/*
+ * Abort the connection through the control fs: the mounted one, else one
+ * mounted in a private mount namespace (nothing visible outside).
+ */
+static bool abort_connection(struct mount_job *j)
+{
+	unsigned int major, minor;
+	char *file;
+	bool ok;
+	pid_t c;
+	int st;
+
+	if (!j->dev || sscanf(j->dev, "%u:%u", &major, &minor) != 2)
+		return false;
+	/* the kernel names the directory after its dev_t: major << 20 | minor */
+	file = fb_fmt("%s/%u/abort", j->ctl_dir, major << 20 | minor);
+	ok = write_abort(file);
+	if (!ok) {
+		c = fork();
+		if (c == 0) {
+			if (unshare(CLONE_NEWNS) < 0 ||
+			    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+			    mount("none", j->ctl_dir, j->ctl_type, 0, NULL) < 0)
+				_exit(1);
+			_exit(write_abort(file) ? 0 : 1);
+		}
+		ok = c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st) &&
+		     WEXITSTATUS(st) == 0;
+	}
+	free(file);
+	return ok;
+}
+
+const char *end_connection(struct mount_job *j)
+{
+	struct fb_mount *mi;
+	const char *what = NULL;
+	bool covered, aborted;
+	size_t n, i, k;
+
+	if (j->fd < 0)
+		return NULL;
+	aborted = abort_connection(j);
+	close(j->fd);
+	j->fd = -1;
+	if (j->fallback_note)
+		unlink(j->fallback_note);
+	mi = fb_mountinfo_read(&n);
+	/* Last listed first: mounts on top come later. */
+	for (i = n; mi && i-- > 0;) {
+		if (strcmp(mi[i].dev, j->dev))
+			continue;
+		covered = false;
+		for (k = 0; k < n; k++)
+			if (mi[k].parent == mi[i].id &&
+			    !strcmp(mi[k].mountpoint, mi[i].mountpoint))
+				covered = true;
+		if (covered)
+			what = "left in place: something is mounted on top of it";
+		else if (umount2(mi[i].mountpoint, UMOUNT_NOFOLLOW) == 0 ||
+			 umount2(mi[i].mountpoint, MNT_DETACH | UMOUNT_NOFOLLOW) == 0)
+			what = what ? what : "removed";
+		else
+			what = strerror(errno);
+	}
+	fb_mountinfo_free(mi, n);
+	if (!what)
+		what = aborted ? "connection aborted" : NULL;
+	return what;
+}
+
+static void send_report(int fd, struct supervisor_report *r)
+{
+	if (fd >= 0 && write(fd, r, sizeof(*r)) != sizeof(*r))
+		syslog(LOG_DAEMON | LOG_WARNING, "fuse-backport: lost a report");
+}
+
+static void stdio_to_null(void)
+{
+	int nul = open("/dev/null", O_RDWR);
+
+	if (nul < 0)
+		return;
+	dup2(nul, 0);
+	dup2(nul, 1);
+	dup2(nul, 2);
+	if (nul > 2)
+		close(nul);
+}
+
+void supervise(struct mount_job *j, int report_fd)
+{
+	const struct timespec second = { 1, 0 };
+	struct supervisor_report r;
+	bool daemon_alive = true;
+	int status = RUN_FAILED << 8, sig, st;
+	const char *what;
+	sigset_t watched;
+	pid_t d, pid;
+
+	note_ignored_signals();
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	supervisor_signals(&watched);
+	memset(&r, 0, sizeof(r));
+	d = fork();
+	if (d < 0) {
+		r.status = RUN_FAILED << 8;
+		what = end_connection(j);
+		snprintf(r.what, sizeof(r.what), "fork: %s; mount %s",
+			 strerror(errno), what ? what : "gone");
+		send_report(report_fd, &r);
+		_exit(1);
+	}
+	if (d == 0)
+		exec_daemon(j, report_fd);
+	/* Detach: no terminal, no cwd to keep busy, no death by SIGPIPE. */
+	setsid();
+	if (chdir("/") < 0)
+		syslog(LOG_DAEMON | LOG_WARNING, "fuse-backport: chdir /: %m");
+	signal(SIGPIPE, SIG_IGN);
+
+	for (;;) {
+		sig = sigtimedwait(&watched, NULL, &second);
+		if (sig > 0 && sig != SIGCHLD) {
+			if (daemon_alive) {
+				kill(d, sig);
+			} else if (sig == SIGTERM || sig == SIGINT) {
+				what = end_connection(j);
+				syslog(LOG_DAEMON | LOG_NOTICE,
+				       "fuse-backport: signal %d: the mount of %s (%s) %s",
+				       sig, j->mp, j->argv[0], what ? what : "was gone");
+				_exit(0);
+			}
+			continue;
+		}
+		while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
+			if (pid == d) {
+				status = st;
+				daemon_alive = false;
+				if (report_fd >= 0)
+					break;
+			}
+		if (daemon_alive)
+			continue;
+		if (report_fd >= 0) {
+			r.status = status;
+			if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+			    other_holder(j)) {
+				/* the daemon serves from the background */
+				r.background = 1;
+				send_report(report_fd, &r);
+				close(report_fd);
+				report_fd = -1;
+				stdio_to_null();
+				continue;
+			}
+			what = end_connection(j);
+			snprintf(r.what, sizeof(r.what), "%s", what ? what : "");
+			send_report(report_fd, &r);
+			_exit(0);
+		}
+		if (!other_holder(j)) {
+			what = end_connection(j);
+			if (what)
+				syslog(LOG_DAEMON | LOG_NOTICE,
+				       "fuse-backport: the daemon of %s (%s) is gone: its mount %s",
+				       j->mp, j->argv[0], what);
+			_exit(0);
+		}
+	}
+}
