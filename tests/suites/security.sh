@@ -221,6 +221,26 @@ if mount_pt --attr-timeout 1; then
 	fb_umount
 fi
 
+# 3b. The same without timing: one writer alternates write(2) and stat(2),
+# attributes valid for 60 s. Each stat refreshes the attributes, whose ctime
+# our own write changed: that alone must not make the next write ask again.
+if mount_pt --attr-timeout 60; then
+	uwrite 1
+	before=$(fb_stat op_GETXATTR)
+	i=0
+	while [ $i -lt 20 ]; do
+		uwrite $((i + 2)) && stat -c %Z "$FB_MNT/f" > /dev/null
+		i=$((i + 1))
+	done
+	after=$(fb_stat op_GETXATTR)
+	n=$((${after:-0} - ${before:-0}))
+	tap_diag "20 writes, each followed by a stat: $n GETXATTR"
+	[ "$n" -le 1 ]
+	tap_new $? "20 writes, each followed by a stat that shows the new ctime: at most one GETXATTR (got $n)" \
+		"upstream asks the daemon for security.capability on every write"
+	fb_umount
+fi
+
 # 4. The cache is for passthrough writes only: warm it with root's
 # passthrough writes, add the capability out of band (unseen, attributes
 # valid for 60 s), then uid 65534 opens the same inode in cached or direct
