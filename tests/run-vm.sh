@@ -47,6 +47,13 @@ if [ $rc != 0 ]; then
 fi
 make -s modules SERIES=none KVER="$kver" KDIR="/lib/modules/$kver/build" > "$top/build/modules-$kver-unpatched.log" 2>&1 ||
 	die "building the unpatched base for $kver failed (build/modules-$kver-unpatched.log)"
+# test-only kernel modules (tests/kmod), built out of the tree for the guest
+kmod=$top/build/$kver-testmod
+rm -rf "$kmod"
+mkdir -p "$kmod" || die "cannot create $kmod"
+cp "$top"/tests/kmod/*.c "$top/tests/kmod/Kbuild" "$kmod/" || die "cannot copy tests/kmod to $kmod"
+make -s -C "/lib/modules/$kver/build" M="$kmod" modules > "$top/build/testmod-$kver.log" 2>&1 ||
+	die "building the test modules (tests/kmod) for $kver failed (build/testmod-$kver.log)"
 for d in tests/daemon tests/bin tests/parallel tests/libfuse tests/splice tools; do
 	[ -f "$d/Makefile" ] || continue
 	make -s -C "$d" FUSE_UAPI="$top/src/upstream/include/uapi" > /dev/null ||
@@ -74,7 +81,7 @@ echo "$kver" > "$results/kver"
 echo "run-vm: $kver: suites $suites"
 # shellcheck disable=SC2086 # one word per target
 FB_OUT=$out FB_MODDIR="$top/build/$kver" FB_MODDIR_UNPATCHED="$top/build/$kver-unpatched" \
-	"$top/tests/vm/run.sh" --kver "$kver" --timeout "${FB_TIMEOUT:-2700}" \
+	FB_KMOD_DIR=$kmod "$top/tests/vm/run.sh" --kver "$kver" --timeout "${FB_TIMEOUT:-2700}" \
 	--log "$results/vm.log" -- sh "$top/tests/guest/main.sh" "$results" $plan
 vrc=$?
 [ $vrc = 0 ] || echo "run-vm: the VM run ended with status $vrc (log: $results/vm.log)" >&2

@@ -11,10 +11,17 @@
 #   - FOPEN_DIRECT_IO + FOPEN_PARALLEL_DIRECT_WRITES, B non-extending: gets
 #     through everywhere (upstream behaviour kept)
 #   - control: B writes the backing file itself (XFS allows it in parallel)
+#   - the size decision (issue 11, point 6): a write that does not extend
+#     the cached i_size runs while a reply that shrinks it is held, by the
+#     fbdelay kprobe module, between its version check and applying the
+#     size (tests/parallel/sizerace.c): the cached size must end at least
+#     at the end of the write, in FOPEN_DIRECT_IO + parallel mode and in
+#     passthrough mode, on every target
 # Backing files on XFS ($FB_XFS), where non-extending O_DIRECT overwrites
 # share the inode lock, so only FUSE's own lock can serialize.
 FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$FB_TOP/tests/lib/tap.sh"
+. "$FB_TOP/tests/lib/fuse.sh"
 
 # No XFS is a broken guest, not a reason to skip: the test would assert
 # nothing.
@@ -25,6 +32,47 @@ if [ -z "${FB_XFS:-}" ]; then
 fi
 out=$FB_SCRATCH/parallel.tap
 mkdir -p "$FB_SCRATCH"
+trap fb_cleanup EXIT
+
+# size_race MODE: sizerace on a fresh mount in MODE (fb_mode_args), with
+# fbdelay holding the stat task's reply for a second inside fi->lock.
+size_race() {
+	sr_name="$1: a non-extending write while a reply that shrinks i_size is applied leaves i_size >= the write's end"
+	FB_BACK=$FB_XFS/sizerace-$1
+	rm -rf "$FB_BACK"
+	# shellcheck disable=SC2046 # the mode's options
+	if ! fb_mount $(fb_mode_args "$1") --attr-timeout 3600 2> "$FB_SCRATCH/sizerace.err"; then
+		if [ "$1" = passthrough ] && [ "${FB_TARGET:-ours}" = stock ] &&
+			grep -q 'did not offer FUSE_PASSTHROUGH in INIT' "$FB_SCRATCH/sizerace.err"; then
+			tap_skip "$sr_name" "mount: $(grep -m 1 FUSE_PASSTHROUGH "$FB_SCRATCH/sizerace.err")"
+		else
+			tap_check 1 "$sr_name (mount: $(head -n 1 "$FB_SCRATCH/sizerace.err"))"
+		fi
+		return
+	fi
+	# fuse_change_attributes_common of the module under test, not of a
+	# built-in FUSE beside it
+	sr_sym=fuse_change_attributes_common
+	[ -n "${FB_MODNAME:-}" ] && [ -f "/sys/module/$FB_MODNAME/refcnt" ] && sr_sym=$FB_MODNAME:$sr_sym
+	if ! insmod "${FB_KMOD_DIR:-/nonexistent}/fbdelay.ko" symbol="$sr_sym" comm=fbsz-stat delay_ms=1000 \
+		2> "$FB_SCRATCH/sizerace.err"; then
+		tap_check 1 "$sr_name (insmod fbdelay.ko symbol=$sr_sym: $(head -n 1 "$FB_SCRATCH/sizerace.err"))"
+		fb_umount
+		return
+	fi
+	"$FB_TOP/tests/parallel/sizerace" "$FB_MNT/f" "$FB_BACK/f" /sys/module/fbdelay/parameters fbsz-stat \
+		> "$FB_SCRATCH/sizerace.out" 2> "$FB_SCRATCH/sizerace.err"
+	sr_rc=$?
+	rmmod fbdelay || sr_rc=2
+	fb_umount
+	cat "$FB_SCRATCH/sizerace.out"
+	sed 's/^/stderr: /' "$FB_SCRATCH/sizerace.err" | while IFS= read -r l; do tap_diag "$l"; done
+	tap_check "$sr_rc" "$sr_name"
+}
+size_races() {
+	size_race parallel
+	size_race passthrough
+}
 # On ours B must get through; on stock and the unpatched base uffd_pwrite
 # asserts the stock behaviour itself: B sleeps on the inode lock (state D,
 # its innermost kernel frame the FUSE function that takes it: /proc hides
@@ -48,6 +96,7 @@ if ! grep -q '^ok 1 \|^not ok 1 ' "$out"; then
 	else
 		tap_check 1 "uffd_pwrite ran (exit $rc: $(head -n 1 "$FB_SCRATCH/parallel.err"))"
 	fi
+	size_races
 	tap_done
 	exit
 fi
@@ -64,4 +113,5 @@ else
 fi
 tap_check "$(result 4)" "passthrough: extending B waits on the inode lock while A is blocked, completes after"
 tap_check "$(result 5)" "FOPEN_DIRECT_IO + FOPEN_PARALLEL_DIRECT_WRITES: non-extending B completes while A is blocked"
+size_races
 tap_done
