@@ -18,8 +18,9 @@
 #   aio   no delay: libaio iodepth 64 randwrite 4k direct, numjobs 1 2 4
 #   stat  as lat with numjobs 4 and the xattr daemon (attr_timeout 1 s), each
 #         FUSE variant without ("nostat") and with ("statloop") a process
-#         stat(2)ing the file in a loop: our writes change ctime, and the
-#         privilege cache must survive the refreshes (GETXATTR counted)
+#         stat(2)ing the file once a millisecond (tests/bin/fbstatloop):
+#         our writes change ctime, and the privilege cache must survive
+#         the refreshes (GETXATTR counted)
 # Writes one CSV line per run: workload,variant,daemon,numjobs,rep,iops
 #
 # usage: tests/bench/guest.sh OUT.csv
@@ -145,12 +146,11 @@ for w in lat aio; do
 		done
 	done
 done
-# statloop: stat(2) the file in a loop until killed
-statloop() {
-	while :; do
-		stat -c %Z "$1" > /dev/null
-	done
-}
+# the stat loop: tests/bin/fbstatloop, one stat(2) a millisecond (far more
+# often than the 1 s attribute timeout expires), no fork per call, so it
+# takes little CPU from the writers
+statloop=$FB_TOP/tests/bin/fbstatloop
+[ -x "$statloop" ] || die "no $statloop (make -C tests/bin)"
 case " $workloads " in
 *" stat "*)
 	xfs=/tmp/nbdelay
@@ -167,14 +167,19 @@ case " $workloads " in
 			while [ $r -le "$reps" ]; do
 				spid=""
 				if [ $s = statloop ]; then
-					statloop "$FB_MNT/file" &
+					"$statloop" "$FB_MNT/file" 1000 > "$FB_SCRATCH/statloop.out" &
 					spid=$!
 				fi
 				iops=$(fio_iops "$FB_MNT" lat 4)
-				[ -n "$spid" ] && kill "$spid" && wait "$spid" 2> /dev/null
+				calls=""
+				if [ -n "$spid" ]; then
+					kill "$spid"
+					wait "$spid" 2> /dev/null
+					calls=" ($(cat "$FB_SCRATCH/statloop.out"))"
+				fi
 				[ -n "$iops" ] || die "fio failed (stat $v $s): $(head -n 3 "$FB_SCRATCH/fio.err")"
 				echo "stat,$v,$s,4,$r,$iops" >> "$out"
-				echo "bench: stat $v $s numjobs=4 rep=$r: $iops IOPS"
+				echo "bench: stat $v $s numjobs=4 rep=$r: $iops IOPS$calls"
 				r=$((r + 1))
 			done
 			g1=$(fb_stat op_GETXATTR)

@@ -83,7 +83,7 @@ ratio() {
 	if grep -q "^stat," "$outdir/medians.csv"; then
 		echo
 		echo "**Privilege cache under a stat loop** (latency-bound, numjobs 4, xattr daemon,"
-		echo "attr_timeout 1 s; beside the writers a process stat(2)s the file in a loop;"
+		echo "attr_timeout 1 s; beside the writers a process stat(2)s the file once a millisecond;"
 		echo "$(awk -F, '$1 == "stat" && $4 != "getxattr" { print $5 }' "$csv" | sort -n | tail -n 1) runs of ${FB_BENCH_RUNTIME:-4} s each way):"
 		echo
 		echo "| variant | IOPS | IOPS with stat loop | with/without | GETXATTR | GETXATTR with stat loop |"

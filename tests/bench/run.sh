@@ -19,6 +19,7 @@ for kver in "$@"; do
 	make -s modules SERIES=none KVER="$kver" KDIR="/lib/modules/$kver/build" >> "build/bench-modules.log" 2>&1 ||
 		die "cannot build the unpatched base for $kver"
 	make -s -C tests/daemon FUSE_UAPI="$top/src/upstream/include/uapi" > /dev/null || die "cannot build fbtestd"
+	make -s -C tests/bin > /dev/null || die "cannot build tests/bin"
 
 	out=$top/build/vm
 	res=$top/results/bench/$kver
