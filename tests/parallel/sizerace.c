@@ -3,8 +3,8 @@
  * sizerace - is a write's "does not extend" decision overtaken by a shrink?
  *
  * The file is grown to 1 MiB through FUSE, so the kernel caches i_size 1 MiB
- * (the mount's attribute timeout is long).  Its backing file is then
- * truncated to 0 behind FUSE's back.  Task S (named COMM) asks for fresh
+ * (the mount's attribute timeout is long), and written once.  Its backing
+ * file is then truncated to 0 behind FUSE's back.  Task S (named COMM) asks for fresh
  * attributes: the server replies size 0, and the fbdelay module (kprobe on
  * fuse_change_attributes_common) holds S for a while after the reply passed
  * its attr_version check and before it applies the size.  Meanwhile the
@@ -106,6 +106,14 @@ int main(int argc, char **argv)
 		die(argv[1]);
 	if (ftruncate(fd, OLD_SIZE))
 		die("ftruncate through FUSE");
+	/*
+	 * One write first, so whatever a first write asks the server (the
+	 * privilege check's GETXATTR) is done and the racing write only
+	 * writes and decides about i_size.
+	 */
+	memset(buf, 'w', sizeof(buf));
+	if (pwrite(fd, buf, PAGE, 0) != PAGE)
+		die("first pwrite");
 	before = cached_size();
 	if (before != OLD_SIZE) {
 		fprintf(stderr, "sizerace: cached size %lld after growing to %d: the attribute timeout is too short for this test\n",
@@ -125,7 +133,6 @@ int main(int argc, char **argv)
 		}
 		nanosleep(&tick, NULL);
 	}
-	memset(buf, 'w', sizeof(buf));
 	if (pwrite(fd, buf, PAGE, W_OFFSET) != PAGE)
 		die("pwrite");
 	done_at_write = param("done") - param("hits");
