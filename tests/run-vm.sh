@@ -100,6 +100,8 @@ FB_OUT=$out FB_MODDIR="$top/build/$kver" FB_MODDIR_UNPATCHED="$top/build/$kver-u
 vrc=$?
 [ $vrc = 0 ] || echo "run-vm: the VM run ended with status $vrc (log: $results/vm.log)" >&2
 
-"$top/tests/report.sh" "$results" "vm-$kver" | tee "$results/report.md"
+# not through a pipe: its status is the report's
+"$top/tests/report.sh" "$results" "vm-$kver" > "$results/report.md"
 rrc=$?
+cat "$results/report.md"
 [ $vrc = 0 ] && [ $rrc = 0 ]
