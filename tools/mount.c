@@ -526,6 +526,12 @@ static int mount_and_run(struct mount_job *j)
 		       j->mp, j->mp);
 		return fail_status(j);
 	}
+	if (r.not_served) {
+		waitpid(s, NULL, 0);
+		fb_msg("%s does not serve the %s it was given: it mounted %s itself (a daemon on libfuse 2 or on a libfuse of its own; /dev/fd/N needs libfuse >= 3.3); both mounts removed, the daemon stopped: use a build on libfuse >= 3.3, or mount it on the kernel's FUSE without fuse-backport",
+		       j->argv[0], j->argv[j->mp_index], r.what);
+		return fail_status(j);
+	}
 	if (r.background) {
 		/* S lives on; do not wait for it */
 		if (j->opts.verbose)

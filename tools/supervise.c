@@ -149,33 +149,38 @@ static void exec_daemon(struct mount_job *j, int report_fd)
 }
 
 /*
- * Does a process other than this one hold the open device file of fd? Not
- * the same device node opened again: the same file (kcmp), the one the
- * connection belongs to. Where kcmp is missing, any holder of the node
- * counts (the safe side: the mount stays while it may be served).
+ * The processes other than this one and EXCEPT that hold the open device
+ * file of fd N: not the same device node opened again, the same file
+ * (kcmp), the one the connection belongs to. Where kcmp is missing, any
+ * holder of the node counts (the safe side: the mount stays while it may
+ * be served). Up to MAX pids go to PIDS; the number found (with MAX 0: 1 at
+ * the first). /proc unreadable counts as one holder.
  */
-static bool other_holder(struct mount_job *j)
+static int device_holders(struct mount_job *j, pid_t except, pid_t *pids,
+			  int max)
 {
 	char path[320], link[PATH_MAX];
 	struct dirent *p, *f;
 	pid_t self = getpid(), pid;
-	bool found = false;
 	DIR *proc, *fds;
+	bool holds;
+	int found = 0;
 	ssize_t n;
 	long r;
 
 	proc = opendir("/proc");
 	if (!proc)
-		return true;
-	while (!found && (p = readdir(proc))) {
+		return 1;
+	while ((max == 0 ? !found : found < max) && (p = readdir(proc))) {
 		pid = (pid_t)atoi(p->d_name);
-		if (pid <= 0 || pid == self)
+		if (pid <= 0 || pid == self || pid == except)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
 		fds = opendir(path);
 		if (!fds)
 			continue;
-		while (!found && (f = readdir(fds))) {
+		holds = false;
+		while (!holds && (f = readdir(fds))) {
 			if (f->d_name[0] == '.')
 				continue;
 			snprintf(path, sizeof(path), "/proc/%d/fd/%s", (int)pid, f->d_name);
@@ -186,12 +191,120 @@ static bool other_holder(struct mount_job *j)
 			if (strcmp(link, j->device))
 				continue;
 			r = syscall(SYS_kcmp, self, pid, KCMP_FILE, j->fd, atoi(f->d_name));
-			found = r == 0 || (r < 0 && errno != ESRCH && errno != EBADF);
+			holds = r == 0 || (r < 0 && errno != ESRCH && errno != EBADF);
 		}
 		closedir(fds);
+		if (holds && max)
+			pids[found] = pid;
+		found += holds;
 	}
 	closedir(proc);
 	return found;
+}
+
+static bool other_holder(struct mount_job *j)
+{
+	return device_holders(j, 0, NULL, 0) > 0;
+}
+
+/*
+ * A daemon that does not understand /dev/fd/N as its mountpoint (libfuse
+ * 2, or a libfuse of its own: bindfs, mergerfs) resolves the path to the
+ * device node (/dev/fusebp; /dev/fuse after a fallback) and mounts the
+ * kernel's -t fuse there itself; it serves that mount, never ours. Such a
+ * mount is one on the device node that was not there before the daemon
+ * started: the ids of those that were are noted first.
+ */
+static void note_node_mounts(struct mount_job *j)
+{
+	struct fb_mount *mi;
+	size_t n, i;
+
+	mi = fb_mountinfo_read(&n);
+	j->node_mounts = fb_alloc((n + 1) * sizeof(*j->node_mounts));
+	j->n_node_mounts = 0;
+	for (i = 0; mi && i < n; i++)
+		if (!strcmp(mi[i].mountpoint, j->device))
+			j->node_mounts[j->n_node_mounts++] = mi[i].id;
+	fb_mountinfo_free(mi, n);
+}
+
+/* "TYPE on PATH" of the topmost mount the daemon made on the node, or false. */
+static bool node_mount_made(struct mount_job *j, char *what, size_t len)
+{
+	struct fb_mount *mi;
+	bool found = false;
+	size_t n, i, k;
+
+	mi = fb_mountinfo_read(&n);
+	for (i = 0; mi && i < n; i++) {
+		if (strcmp(mi[i].mountpoint, j->device))
+			continue;
+		for (k = 0; k < j->n_node_mounts; k++)
+			if (j->node_mounts[k] == mi[i].id)
+				break;
+		if (k < j->n_node_mounts)
+			continue;
+		found = true;
+		if (what)
+			snprintf(what, len, "%s on %s", mi[i].fstype, mi[i].mountpoint);
+	}
+	fb_mountinfo_free(mi, n);
+	return found;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Reap what has exited; is the daemon D (still) alive? */
+static bool reap(pid_t d, bool daemon_alive, int *status)
+{
+	pid_t pid;
+	int st;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
+		if (pid == d) {
+			*status = st;
+			daemon_alive = false;
+		}
+	return daemon_alive;
+}
+
+/*
+ * The daemon serves a mount of its own instead of ours: unmount that one
+ * first (a libfuse daemon then ends by itself, as after any umount, with
+ * nothing lost), give the daemon's processes (the holders of fd N, and D)
+ * 2 s to end, then SIGTERM, 2 s, SIGKILL.
+ */
+static void end_stray_daemon(struct mount_job *j, pid_t d, bool daemon_alive,
+			     int *status)
+{
+	pid_t holders[64];
+	int i, k, n, sig;
+
+	for (i = 0; i < 8 && node_mount_made(j, NULL, 0); i++)
+		if (umount2(j->device, UMOUNT_NOFOLLOW) < 0)
+			umount2(j->device, MNT_DETACH | UMOUNT_NOFOLLOW);
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < 20; i++) {
+			daemon_alive = reap(d, daemon_alive, status);
+			if (!daemon_alive && !device_holders(j, getppid(), NULL, 0))
+				return;
+			sleep_ms(100);
+		}
+		if (k == 2)
+			break;
+		sig = k == 0 ? SIGTERM : SIGKILL;
+		if (daemon_alive)
+			kill(d, sig);
+		n = device_holders(j, getppid(), holders, ARRAY_SIZE(holders));
+		for (i = 0; i < n && i < (int)ARRAY_SIZE(holders); i++)
+			kill(holders[i], sig);
+	}
 }
 
 static bool write_abort(const char *file)
@@ -307,6 +420,7 @@ void supervise(struct mount_job *j, int report_fd)
 	pid_t d, pid;
 
 	note_ignored_signals();
+	note_node_mounts(j);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	supervisor_signals(&watched);
 	memset(&r, 0, sizeof(r));
@@ -348,6 +462,19 @@ void supervise(struct mount_job *j, int report_fd)
 				if (report_fd >= 0)
 					break;
 			}
+		/* until the report: did the daemon mount by itself? */
+		if (report_fd >= 0 &&
+		    node_mount_made(j, r.what, sizeof(r.what))) {
+			end_stray_daemon(j, d, daemon_alive, &status);
+			end_connection(j);
+			r.not_served = 1;
+			r.status = RUN_FAILED << 8;
+			send_report(report_fd, &r);
+			syslog(LOG_DAEMON | LOG_WARNING,
+			       "fuse-backport: %s mounted %s itself instead of serving %s (libfuse < 3.3?): both mounts removed",
+			       j->argv[0], r.what, j->argv[j->mp_index]);
+			_exit(0);
+		}
 		if (daemon_alive)
 			continue;
 		if (report_fd >= 0) {
