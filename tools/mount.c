@@ -124,7 +124,7 @@ static bool valid_subtype(const char *s)
  * arguments, which keep it; only what concerns the mount is taken from it.
  * 0, or -1 with a message.
  */
-static int parse_opt(struct mount_options *mo, const char *opt, bool from_daemon)
+static int parse_opt(struct mount_options *opts, const char *opt, bool from_daemon)
 {
 	unsigned int i;
 
@@ -134,9 +134,9 @@ static int parse_opt(struct mount_options *mo, const char *opt, bool from_daemon
 		if (strcmp(opt, vfs_flags[i].name))
 			continue;
 		if (vfs_flags[i].set)
-			mo->flags |= vfs_flags[i].flag;
+			opts->flags |= vfs_flags[i].flag;
 		else
-			mo->flags &= ~vfs_flags[i].flag;
+			opts->flags &= ~vfs_flags[i].flag;
 		return 0;
 	}
 	for (i = 0; i < ARRAY_SIZE(kernel_opts); i++) {
@@ -148,19 +148,19 @@ static int parse_opt(struct mount_options *mo, const char *opt, bool from_daemon
 			return -1;
 		}
 		if (fb_has_prefix(opt, "user_id="))
-			mo->uid_set = true;
+			opts->uid_set = true;
 		if (fb_has_prefix(opt, "group_id="))
-			mo->gid_set = true;
+			opts->gid_set = true;
 		if (fb_has_prefix(opt, "blksize="))
-			mo->blksize = true;
+			opts->blksize = true;
 		if (!strcmp(opt, "default_permissions"))
-			mo->default_permissions = true;
-		append(&mo->kernel, opt);
+			opts->default_permissions = true;
+		append(&opts->kernel, opt);
 		return 0;
 	}
 	if (fb_has_prefix(opt, "fsname=")) {
-		free(mo->fsname);
-		mo->fsname = fb_strdup(opt + 7);
+		free(opts->fsname);
+		opts->fsname = fb_strdup(opt + 7);
 		return 0;
 	}
 	if (fb_has_prefix(opt, "subtype=")) {
@@ -168,27 +168,27 @@ static int parse_opt(struct mount_options *mo, const char *opt, bool from_daemon
 			fb_msg("option '%s': a subtype is letters, digits and _-+. only", opt);
 			return -1;
 		}
-		free(mo->subtype);
-		mo->subtype = fb_strdup(opt + 8);
+		free(opts->subtype);
+		opts->subtype = fb_strdup(opt + 8);
 		return 0;
 	}
 	if (from_daemon)
 		return 0;
 	if (!strcmp(opt, "no_default_permissions")) {
-		mo->no_default_permissions = true;
+		opts->no_default_permissions = true;
 		return 0;
 	}
 	if (!strcmp(opt, "fallback")) {
-		mo->fallback = true;
+		opts->fallback = true;
 		return 0;
 	}
 	if (!strcmp(opt, "blkdev")) {
-		mo->blkdev = true;
+		opts->blkdev = true;
 		return 0;
 	}
 	if (fb_has_prefix(opt, "setuid=")) {
-		free(mo->setuid_user);
-		mo->setuid_user = fb_strdup(opt + 7);
+		free(opts->setuid_user);
+		opts->setuid_user = fb_strdup(opt + 7);
 		return 0;
 	}
 	if (fb_has_prefix(opt, "fd=") || fb_has_prefix(opt, "rootmode=")) {
@@ -203,7 +203,7 @@ static int parse_opt(struct mount_options *mo, const char *opt, bool from_daemon
 		if (opt_matches(opt, ignored_opts[i]))
 			return 0;
 	/* The rest is the daemon's business (libfuse or its own options). */
-	append_escaped(&mo->daemon, opt);
+	append_escaped(&opts->daemon, opt);
 	return 0;
 }
 
@@ -211,7 +211,7 @@ static int parse_opt(struct mount_options *mo, const char *opt, bool from_daemon
  * A comma separated list, split as libfuse splits it: a backslash makes
  * the next character literal ("\\," is a comma inside an option).
  */
-static int parse_opts(struct mount_options *mo, const char *list, bool from_daemon)
+static int parse_opts(struct mount_options *opts, const char *list, bool from_daemon)
 {
 	char *buf = fb_alloc(strlen(list) + 1), *o = buf;
 	const char *s;
@@ -227,7 +227,7 @@ static int parse_opts(struct mount_options *mo, const char *list, bool from_daem
 			continue;
 		}
 		*o = '\0';
-		if (parse_opt(mo, buf, from_daemon) < 0)
+		if (parse_opt(opts, buf, from_daemon) < 0)
 			ret = -1;
 		o = buf;
 		if (!*s)
@@ -237,11 +237,11 @@ static int parse_opts(struct mount_options *mo, const char *list, bool from_daem
 	return ret;
 }
 
-static void opts_init(struct mount_options *mo)
+static void opts_init(struct mount_options *opts)
 {
-	memset(mo, 0, sizeof(*mo));
+	memset(opts, 0, sizeof(*opts));
 	/* As libfuse's mounts: nosuid and nodev unless asked otherwise. */
-	mo->flags = MS_NOSUID | MS_NODEV;
+	opts->flags = MS_NOSUID | MS_NODEV;
 }
 
 static int fail_status(struct mount_job *j)
@@ -623,7 +623,7 @@ static bool libfuse_flag(const char *a)
  * found, -2 after a message.
  */
 static int find_mountpoint(char **argv, int argc, const char *named,
-			   struct mount_options *mo, int *source)
+			   struct mount_options *opts, int *source)
 {
 	int i, last = -1, plain = -1, mp = -1, bad = 0;
 	bool after_unknown = false;
@@ -632,12 +632,12 @@ static int find_mountpoint(char **argv, int argc, const char *named,
 	*source = -1;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-			bad |= parse_opts(mo, argv[++i], true);
+			bad |= parse_opts(opts, argv[++i], true);
 			after_unknown = false;
 			continue;
 		}
 		if (fb_has_prefix(argv[i], "-o")) {
-			bad |= parse_opts(mo, argv[i] + 2, true);
+			bad |= parse_opts(opts, argv[i] + 2, true);
 			after_unknown = false;
 			continue;
 		}
