@@ -236,7 +236,7 @@ else
 	fbb=$work/fbbacking
 	# shellcheck disable=SC2046 # pkg-config's flags are words
 	if ! pkg-config --exists fuse3 ||
-		! cc -o "$fbb" "$top/tests/libfuse/fbbacking.c" $(pkg-config --cflags --libs fuse3) 2> "$work/cc.err"; then
+		! cc -o "$fbb" "$top/tests/libfuse/fbbacking.c" "$top/tests/libfuse/backing_ops.c" $(pkg-config --cflags --libs fuse3) 2> "$work/cc.err"; then
 		n=$((n + 1)) skip=$((skip + 1))
 		echo "ok $n - # SKIP fstab -o fallback: cannot build fbbacking (libfuse3-dev, pkg-config)"
 	elif ! { mkdir -p "$work/sbin" && ln -s "$tool" "$work/sbin/mount.fusebp" &&
