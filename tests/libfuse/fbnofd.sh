@@ -26,6 +26,6 @@ if [ $fg = 1 ]; then
 	echo $$ > "${FBNOFD_PIDFILE:-/dev/null}"
 	exec sleep 600
 fi
-sleep 600 < /dev/null > /dev/null 2>&1 &
+sleep 600 > /dev/null 2>&1 &
 echo $! > "${FBNOFD_PIDFILE:-/dev/null}"
 exit 0
