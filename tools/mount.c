@@ -274,6 +274,23 @@ static char *find_mount_dev(const char *mp, const char *type)
 	return found;
 }
 
+/* The type of the topmost mount on PATH, or NULL. */
+static char *mounted_on(const char *path)
+{
+	struct fb_mount *mi;
+	char *found = NULL;
+	size_t n, i;
+
+	mi = fb_mountinfo_read(&n);
+	for (i = 0; mi && i < n; i++)
+		if (!strcmp(mi[i].mountpoint, path)) {
+			free(found);
+			found = fb_strdup(mi[i].fstype);
+		}
+	fb_mountinfo_free(mi, n);
+	return found;
+}
+
 static volatile sig_atomic_t fwd_pid;
 
 static void forward_signal(int sig)
@@ -382,7 +399,7 @@ static void note_fallback(struct mount_job *j, const char *type)
 static int mount_and_run(struct mount_job *j)
 {
 	struct supervisor_report r;
-	char *data, *fdpath, *minor;
+	char *data, *fdpath, *minor, *covering;
 	const char *type;
 	struct passwd *pw;
 	struct stat sb;
@@ -441,6 +458,10 @@ static int mount_and_run(struct mount_job *j)
 			minor = proc_misc_minor(j->device + 5);
 			fb_msg("%s is missing although its module is loaded (no devtmpfs or udev?): mknod %s c 10 %s",
 			       j->device, j->device, minor ? minor : "MINOR");
+		} else if ((err == EACCES || err == EPERM) &&
+			   (covering = mounted_on(j->device))) {
+			fb_msg("cannot open %s: %s: %s is mounted on the device node itself (left by a daemon that does not understand /dev/fd/N): umount %s first",
+			       j->device, strerror(err), covering, j->device);
 		} else if (err == EACCES || err == EPERM) {
 			fb_msg("cannot open %s: %s: mounting -t %s needs root (there is no fusermount for it)",
 			       j->device, strerror(err), type);

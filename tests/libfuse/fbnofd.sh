@@ -3,10 +3,11 @@
 # A fake daemon that does not understand /dev/fd/N as its mountpoint, as a
 # libfuse 2 daemon (bindfs) or one with a bundled libfuse (mergerfs) does:
 # it resolves the mountpoint it was given (/dev/fd/N -> /dev/fusebp, or
-# /dev/fuse), opens /dev/fuse and mounts the kernel's -t fuse.fbnofd on
-# that path itself, then goes to the background (a `sleep` holding both
-# descriptors, serving nothing) and exits 0. With -f it stays in the
-# foreground. For `fuse-backport run`, which must notice and refuse.
+# /dev/fuse), opens /dev/fuse and mounts the kernel's -t fuse.fbnofd there
+# itself (nosuid,nodev, as libfuse 2 does), then goes to the background (a
+# `sleep` holding both descriptors, serving nothing) and exits 0. With -f
+# it stays in the foreground. For `fuse-backport run`, which must notice
+# and refuse.
 #
 # usage: fbnofd.sh SOURCE MOUNTPOINT [-f]
 # environment: FBNOFD_PIDFILE gets the background process's pid
@@ -21,7 +22,7 @@ else
 	rootmode=100000
 fi
 exec 9<> /dev/fuse || exit 1
-mount -i -t fuse.fbnofd -o "fd=9,rootmode=$rootmode,user_id=0,group_id=0" "$src" "$mp" || exit 1
+mount -i -t fuse.fbnofd -o "nosuid,nodev,fd=9,rootmode=$rootmode,user_id=0,group_id=0" "$src" "$mp" || exit 1
 if [ $fg = 1 ]; then
 	echo $$ > "${FBNOFD_PIDFILE:-/dev/null}"
 	exec sleep 600

@@ -208,6 +208,16 @@ else
 		unstray
 	done
 
+	# Such a mount left on the device node from before: the device cannot
+	# be opened (a nodev mount); run says why and what to do.
+	FBNOFD_PIDFILE=$work/nofd.pid "$nofd" stray /dev/fuse
+	"$tool" run -o fallback -- true src "$work/m" > /dev/null 2> "$work/cover.err"
+	rc=$?
+	[ "$rc" = 125 ] && ours_says "$work/cover.err" 'fuse.fbnofd is mounted on the device node itself.*umount /dev/fuse first' &&
+		[ -z "$(mounted_on "$work/m")" ]
+	check $? "run with the kernel's FUSE mounted on /dev/fuse itself: exit $rc, want 125, saying so ($(grep -v 'warning: fusebp' "$work/cover.err" | head -n 1))"
+	unstray
+
 	# SIGPIPE: the command is killed before the daemon goes to the
 	# background; the supervisor's report then meets a pipe without a
 	# reader. It must survive that, and still unmount when the daemon goes.
