@@ -10,11 +10,18 @@
  *  ---------                 ------------                  --------
  *  open the device (fd N)
  *  mount -t fusebp,fd=N
- *  fork ------------------>  subreaper; fork ------------> signals the caller
+ *  fork ------------------>  note the mounts on the
+ *                            device node; subreaper;
+ *                            fork ------------------------> signals the caller
  *  close its fd N            own session, cwd /,           ignored stay ignored,
  *  wait for one report       SIGPIPE ignored               the rest default;
  *                            keeps fd N (to compare)       exec DAEMON ... /dev/fd/N
  *                            SIGINT/TERM/HUP/QUIT -> D
+ *                            until the report, every second and on SIGCHLD:
+ *                             - a new mount on the device node (D took
+ *                               /dev/fd/N for a path and mounted there):
+ *   <-- "not served", what -  unmount it, stop D's processes, end the
+ *   print one line, fail      connection, report, exit
  *                            D exits:
  *                             - 0, and another process holds the device
  *                               file (the daemon went to the background):
