@@ -220,7 +220,8 @@ static bool other_holder(struct mount_job *j)
  * device node (/dev/fusebp; /dev/fuse after a fallback) and mounts the
  * kernel's -t fuse there itself; it serves that mount, never ours. Such a
  * mount is one on the device node that was not there before the daemon
- * started: the ids of those that were are noted first.
+ * started (the ids of those that were are noted first), while a process
+ * the daemon started holds a /dev/fuse of its own (daemon_has_own_fuse()).
  */
 static void note_node_mounts(struct mount_job *j)
 {
@@ -257,6 +258,78 @@ static bool node_mount_made(struct mount_job *j, char *what, size_t len)
 			snprintf(what, len, "%s on %s", mi[i].fstype, mi[i].mountpoint);
 	}
 	fb_mountinfo_free(mi, n);
+	return found;
+}
+
+/* Does PID descend from this process (the subreaper of all the daemon starts)? */
+static bool descends_from_us(pid_t pid)
+{
+	pid_t self = getpid();
+	char path[64], *stat, *end;
+	int depth, ppid;
+
+	for (depth = 0; depth < 64 && pid > 1; depth++) {
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		stat = fb_read_file(path, NULL);
+		if (!stat)
+			return false;
+		/* pid (comm) state ppid ...: comm may hold anything but ")" last */
+		end = strrchr(stat, ')');
+		ppid = 0;
+		if (!end || sscanf(end + 1, " %*c %d", &ppid) != 1)
+			ppid = 0;
+		free(stat);
+		if (ppid == self)
+			return true;
+		pid = ppid;
+	}
+	return false;
+}
+
+/*
+ * Does a process the daemon started hold a /dev/fuse file other than our
+ * fd N: the one serving a mount it made itself? This ties a new mount on
+ * the device node to our daemon, not to the daemon of another `run`.
+ */
+static bool daemon_has_own_fuse(struct mount_job *j)
+{
+	char path[320], link[PATH_MAX];
+	struct dirent *p, *f;
+	pid_t self = getpid(), pid;
+	bool found = false;
+	DIR *proc, *fds;
+	ssize_t n;
+
+	proc = opendir("/proc");
+	if (!proc)
+		return false;
+	while (!found && (p = readdir(proc))) {
+		pid = (pid_t)atoi(p->d_name);
+		if (pid <= 0 || pid == self)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+		fds = opendir(path);
+		if (!fds)
+			continue;
+		while (!found && (f = readdir(fds))) {
+			if (f->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/fd/%s", (int)pid, f->d_name);
+			n = readlink(path, link, sizeof(link) - 1);
+			if (n <= 0)
+				continue;
+			link[n] = '\0';
+			if (strcmp(link, "/dev/fuse"))
+				continue;
+			/* after a fallback our own fd N is a /dev/fuse file too */
+			if (!strcmp(j->device, "/dev/fuse") &&
+			    syscall(SYS_kcmp, self, pid, KCMP_FILE, j->fd, atoi(f->d_name)) == 0)
+				continue;
+			found = descends_from_us(pid);
+		}
+		closedir(fds);
+	}
+	closedir(proc);
 	return found;
 }
 
@@ -471,7 +544,8 @@ void supervise(struct mount_job *j, int report_fd)
 			}
 		/* until the report: did the daemon mount by itself? */
 		if (report_fd >= 0 &&
-		    node_mount_made(j, r.what, sizeof(r.what))) {
+		    node_mount_made(j, r.what, sizeof(r.what)) &&
+		    daemon_has_own_fuse(j)) {
 			end_stray_daemon(j, d, daemon_alive, &status);
 			end_connection(j);
 			r.not_served = 1;

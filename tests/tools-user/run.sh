@@ -208,6 +208,26 @@ else
 		unstray
 	done
 
+	# A mount on the device node that another process made (here: by hand;
+	# as well another run's daemon) is not ours to judge: a daemon run
+	# serves in the foreground (holds its /dev/fd/N) is left alone.
+	printf '#!/bin/sh\necho $$ > %s/hold.pid\nexec sleep 600\n' "$work" > "$work/holdd"
+	chmod 755 "$work/holdd"
+	mkdir -p "$work/m2"
+	rm -f "$work/hold.pid"
+	"$tool" run -o fallback -- "$work/holdd" src "$work/m2" -f > /dev/null 2>&1 &
+	h=$!
+	i=0
+	while [ ! -s "$work/hold.pid" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	FBNOFD_PIDFILE=$work/nofd.pid "$nofd" other /dev/fuse
+	sleep 2.5
+	alive "$work/hold.pid" && [ "$(mounted_on "$work/m2")" = fuse.holdd ]
+	check $? "a foreground daemon whose run sees another process mount fuse on /dev/fuse: left serving ($(mounted_on "$work/m2") on $work/m2)"
+	unstray
+	[ -s "$work/hold.pid" ] && kill "$(cat "$work/hold.pid")" 2> /dev/null
+	wait "$h"
+	while [ -n "$(mounted_on "$work/m2")" ]; do umount -l "$work/m2" || break; done
+
 	# Such a mount left on the device node from before: the device cannot
 	# be opened (a nodev mount); run says why and what to do.
 	FBNOFD_PIDFILE=$work/nofd.pid "$nofd" stray /dev/fuse
