@@ -364,7 +364,7 @@ static void end_stray_daemon(struct mount_job *j, pid_t d, bool daemon_alive,
 			     int *status)
 {
 	pid_t holders[64];
-	int i, k, n, sig;
+	int i, k, n = 0, sig;
 
 	for (i = 0; i < 8 && node_mount_made(j, NULL, 0); i++)
 		if (umount2(j->device, UMOUNT_NOFOLLOW) < 0)
@@ -373,7 +373,7 @@ static void end_stray_daemon(struct mount_job *j, pid_t d, bool daemon_alive,
 		for (i = 0; i < 20; i++) {
 			daemon_alive = reap(d, daemon_alive, status);
 			if (!daemon_alive && !device_holders(j, getppid(), NULL, 0))
-				return;
+				goto reaped;
 			sleep_ms(100);
 		}
 		if (k == 2)
@@ -382,9 +382,15 @@ static void end_stray_daemon(struct mount_job *j, pid_t d, bool daemon_alive,
 		if (daemon_alive)
 			kill(d, sig);
 		n = device_holders(j, getppid(), holders, ARRAY_SIZE(holders));
-		for (i = 0; i < n && i < (int)ARRAY_SIZE(holders); i++)
+		n = n < (int)ARRAY_SIZE(holders) ? n : (int)ARRAY_SIZE(holders);
+		for (i = 0; i < n; i++)
 			kill(holders[i], sig);
 	}
+reaped:
+	/* those killed are our children (we are their subreaper): no zombies */
+	for (k = 0; k < n; k++)
+		for (i = 0; i < 20 && waitpid(holders[k], NULL, WNOHANG) == 0; i++)
+			sleep_ms(50);
 }
 
 static bool write_abort(const char *file)
