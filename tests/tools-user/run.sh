@@ -298,6 +298,15 @@ else
 		! pgrep -f "${fbb}[# ]$work/b" > /dev/null && [ -z "$(mounted_on "$work/m")" ] &&
 			[ -z "$(ls /run/fuse-backport/fallback 2> /dev/null)" ]
 		check $? "umount: the daemon and its supervisor end, the fallback note goes"
+		# mount.fusebp with a daemon that mounts on the device node itself
+		FBNOFD_PIDFILE=$work/nofd.pid mount -t fusebp "$nofd#nofd" "$work/m" -o fallback > /dev/null 2> "$work/mount.err"
+		rc=$?
+		sleep 0.2
+		stray=$(mounted_on /dev/fuse) ours=$(mounted_on "$work/m")
+		[ "$rc" = 32 ] && ours_says "$work/mount.err" 'libfuse >= 3.3' && [ -z "$stray" ] && [ -z "$ours" ] &&
+			! alive "$work/nofd.pid"
+		check $? "mount -t fusebp 'fbnofd.sh#nofd' M -o fallback: refused, exit $rc (want 32), one line ($(grep -v 'warning: fusebp' "$work/mount.err" | head -n 1)); left mounted: /dev/fuse ${stray:-nothing}, M ${ours:-nothing}"
+		unstray
 		umount /etc/fstab /usr/sbin
 	fi
 fi
