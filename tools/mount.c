@@ -268,7 +268,7 @@ static char *find_mount_dev(const char *mp, const char *type)
 		    !(fb_has_prefix(mi[i].fstype, type) && mi[i].fstype[strlen(type)] == '.'))
 			continue;
 		free(found);
-		found = fb_strdup(mi[i].dev);
+		found = fb_strdup(mi[i].sb_dev);
 	}
 	fb_mountinfo_free(mi, n);
 	return found;
@@ -381,7 +381,7 @@ static void note_fallback(struct mount_job *j, const char *type)
 
 	mkdir("/run/fuse-backport", 0755);
 	mkdir(FB_FALLBACK_DIR, 0755);
-	j->fallback_note = fb_fmt(FB_FALLBACK_DIR "/%s", j->dev);
+	j->fallback_note = fb_fmt(FB_FALLBACK_DIR "/%s", j->sb_dev);
 	tmp = fb_fmt("%s.tmp", j->fallback_note);
 	f = fopen(tmp, "w");
 	if (!f || fprintf(f, "%s %s %s\n", j->mp, type, j->argv[0]) < 0 ||
@@ -499,8 +499,8 @@ static int mount_and_run(struct mount_job *j)
 		close(j->fd);
 		return err == EPERM && !j->run ? MOUNT_USAGE : fail_status(j);
 	}
-	j->dev = find_mount_dev(j->mp, type);
-	if (!j->dev) {
+	j->sb_dev = find_mount_dev(j->mp, type);
+	if (!j->sb_dev) {
 		fb_msg("mounted %s but cannot find it in /proc/self/mountinfo", j->mp);
 		umount2(j->mp, MNT_DETACH | UMOUNT_NOFOLLOW);
 		close(j->fd);
@@ -512,7 +512,7 @@ static int mount_and_run(struct mount_job *j)
 	j->argv[j->mp_index] = fdpath;
 	if (j->opts.verbose)
 		fb_msg("mounted %s (device %s); starting %s with mountpoint %s",
-		       j->mp, j->dev, j->argv[0], fdpath);
+		       j->mp, j->sb_dev, j->argv[0], fdpath);
 
 	if (pipe2(pipefd, O_CLOEXEC) < 0) {
 		fb_msg("pipe: %s", strerror(errno));

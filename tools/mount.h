@@ -45,8 +45,8 @@ struct mount_job {
 	const char *device;	/* /dev/fusebp, or /dev/fuse (fallback) */
 	const char *ctl_dir;	/* its control fs: /sys/fs/NAME/connections */
 	const char *ctl_type;	/* and the type of that fs */
-	char *dev;		/* major:minor of the superblock */
-	char *fallback_note;	/* FB_FALLBACK_DIR/<dev>, or NULL */
+	char *sb_dev;		/* "major:minor" of the superblock */
+	char *fallback_note;	/* FB_FALLBACK_DIR/<sb_dev>, or NULL */
 	bool run;		/* `run` (exit statuses of timeout) or mount */
 	int *node_mounts;	/* ids of the mounts on the device node before */
 	size_t n_node_mounts;	/* the daemon started (see supervise.c) */

@@ -51,7 +51,7 @@ struct modinfo {
 /* How new mounts of one file system type are served. */
 struct type_server {
 	const char *fstype;
-	char *dev;
+	char *device;		/* /dev/fuse, /dev/fusebp */
 	const char *modname;
 	enum server_kind kind;
 	const char *state;	/* built-in, loaded, not loaded, absent */

@@ -440,11 +440,11 @@ static void probe_type_server(struct fuse_state *st, struct type_server *srv)
 		srv->protocol_evidence = fb_strdup("not probed (--no-probe)");
 		return;
 	}
-	if (stat(srv->dev, &sb) < 0 || !S_ISCHR(sb.st_mode)) {
-		srv->protocol_evidence = fb_fmt("%s is missing", srv->dev);
+	if (stat(srv->device, &sb) < 0 || !S_ISCHR(sb.st_mode)) {
+		srv->protocol_evidence = fb_fmt("%s is missing", srv->device);
 		return;
 	}
-	if (fb_probe_init(srv->dev, srv->fstype, &info, why, sizeof(why)) < 0) {
+	if (fb_probe_init(srv->device, srv->fstype, &info, why, sizeof(why)) < 0) {
 		srv->protocol_evidence = fb_fmt("probe failed: %s", why);
 		return;
 	}
@@ -463,7 +463,7 @@ static void survey_type_server(struct fuse_state *st, struct type_server *srv, c
 
 	srv->fstype = fstype;
 	srv->modname = modname;
-	srv->dev = fb_fmt("/dev/%s", fstype);
+	srv->device = fb_fmt("/dev/%s", fstype);
 	srv->loaded_is_installed = -1;
 	srv->passthrough = -1;
 	srv->parallel_fix = -1;
@@ -628,7 +628,7 @@ static int survey_mounts(struct fuse_state *st)
 		m->mountpoint = fb_strdup(mi[i].mountpoint);
 		m->source = fb_strdup(mi[i].source);
 		/* the supervisor of a fallback mount notes it by device number */
-		note = fb_fmt(FB_FALLBACK_DIR "/%s", mi[i].dev);
+		note = fb_fmt(FB_FALLBACK_DIR "/%s", mi[i].sb_dev);
 		m->fallback = !strcmp(family, "fuse") && fb_exists(note);
 		free(note);
 	}

@@ -105,7 +105,7 @@ void judge(struct fuse_state *st)
 					   srv->loaded ? ": it takes over after rmmod (no mount of that type left) and modprobe, or a reboot" : ""));
 		else if (!srv->loaded && !strcmp(r->flavor, "renamed"))
 			problem(st, fb_fmt("%s is not loaded, so %s does not exist: modprobe %s (and list it in /etc/modules-load.d/ to load it at boot)",
-					   srv->modname, srv->dev, srv->modname));
+					   srv->modname, srv->device, srv->modname));
 		else if (srv->loaded_is_installed == 0)
 			problem(st, fb_fmt("the loaded %s (%s, srcversion %s) is not the installed %s (%s, srcversion %s): reload it to serve the installed one",
 					   srv->modname, srv->version, srv->srcversion,

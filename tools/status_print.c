@@ -46,7 +46,7 @@ void print_json(const struct fuse_state *st)
 
 		fputs(i ? ",\n    {" : "\n    {", f);
 		json_kv(f, "fstype", srv->fstype, true);
-		json_kv(f, "device", srv->dev, true);
+		json_kv(f, "device", srv->device, true);
 		json_kv(f, "module", srv->modname, true);
 		json_kv(f, "kind", server_kind_json[srv->kind], true);
 		json_kv(f, "state", srv->state, true);
@@ -149,7 +149,7 @@ void print_text(const struct fuse_state *st)
 		printf("\n-t %s: %s", srv->fstype, server_kind_text[srv->kind]);
 		if (srv->kind != K_NONE && srv->kind != K_STOCK_BUILTIN)
 			printf(" (module %s, %s)", srv->modname, srv->state);
-		printf("\n" FIELD "%s\n", "device:", srv->dev);
+		printf("\n" FIELD "%s\n", "device:", srv->device);
 		if (srv->kind == K_NONE)
 			continue;
 		printf(FIELD "%s", "version:", srv->version ? srv->version : "none");

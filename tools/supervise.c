@@ -417,7 +417,7 @@ static bool abort_connection(struct mount_job *j)
 	pid_t c;
 	int st;
 
-	if (!j->dev || sscanf(j->dev, "%u:%u", &major, &minor) != 2)
+	if (!j->sb_dev || sscanf(j->sb_dev, "%u:%u", &major, &minor) != 2)
 		return false;
 	/* the kernel names the directory after its dev_t: major << 20 | minor */
 	file = fb_fmt("%s/%u/abort", j->ctl_dir, major << 20 | minor);
@@ -455,7 +455,7 @@ const char *end_connection(struct mount_job *j)
 	mi = fb_mountinfo_read(&n);
 	/* Last listed first: mounts on top come later. */
 	for (i = n; mi && i-- > 0;) {
-		if (strcmp(mi[i].dev, j->dev))
+		if (strcmp(mi[i].sb_dev, j->sb_dev))
 			continue;
 		covered = false;
 		for (k = 0; k < n; k++)
