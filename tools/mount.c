@@ -454,12 +454,13 @@ static int mount_and_run(struct mount_job *j)
 	if (j->fd < 0) {
 		/* saved before any message: printing may change errno */
 		err = errno;
+		/* a mount on the node itself makes it nodev: EACCES */
+		covering = err == EACCES || err == EPERM ? mounted_on(j->device) : NULL;
 		if (err == ENOENT) {
 			minor = proc_misc_minor(j->device + 5);
 			fb_msg("%s is missing although its module is loaded (no devtmpfs or udev?): mknod %s c 10 %s",
 			       j->device, j->device, minor ? minor : "MINOR");
-		} else if ((err == EACCES || err == EPERM) &&
-			   (covering = mounted_on(j->device))) {
+		} else if (covering) {
 			fb_msg("cannot open %s: %s: %s is mounted on the device node itself (left by a daemon that does not understand /dev/fd/N): umount %s first",
 			       j->device, strerror(err), covering, j->device);
 		} else if (err == EACCES || err == EPERM) {
