@@ -64,7 +64,7 @@ char *fb_printable(const char *s);
 struct fb_mount {
 	int id;
 	int parent;
-	char *dev;		/* "major:minor" of the superblock */
+	char *sb_dev;		/* "major:minor" of the superblock */
 	char *mountpoint;
 	char *options;		/* per mount */
 	char *fstype;

@@ -124,7 +124,7 @@ static bool valid_subtype(const char *s)
  * arguments, which keep it; only what concerns the mount is taken from it.
  * 0, or -1 with a message.
  */
-static int parse_opt(struct mount_options *mo, const char *opt, bool from_daemon)
+static int parse_opt(struct mount_options *opts, const char *opt, bool from_daemon)
 {
 	unsigned int i;
 
@@ -134,9 +134,9 @@ static int parse_opt(struct mount_options *mo, const char *opt, bool from_daemon
 		if (strcmp(opt, vfs_flags[i].name))
 			continue;
 		if (vfs_flags[i].set)
-			mo->flags |= vfs_flags[i].flag;
+			opts->flags |= vfs_flags[i].flag;
 		else
-			mo->flags &= ~vfs_flags[i].flag;
+			opts->flags &= ~vfs_flags[i].flag;
 		return 0;
 	}
 	for (i = 0; i < ARRAY_SIZE(kernel_opts); i++) {
@@ -148,19 +148,19 @@ static int parse_opt(struct mount_options *mo, const char *opt, bool from_daemon
 			return -1;
 		}
 		if (fb_has_prefix(opt, "user_id="))
-			mo->uid_set = true;
+			opts->uid_set = true;
 		if (fb_has_prefix(opt, "group_id="))
-			mo->gid_set = true;
+			opts->gid_set = true;
 		if (fb_has_prefix(opt, "blksize="))
-			mo->blksize = true;
+			opts->blksize = true;
 		if (!strcmp(opt, "default_permissions"))
-			mo->default_permissions = true;
-		append(&mo->kernel, opt);
+			opts->default_permissions = true;
+		append(&opts->kernel, opt);
 		return 0;
 	}
 	if (fb_has_prefix(opt, "fsname=")) {
-		free(mo->fsname);
-		mo->fsname = fb_strdup(opt + 7);
+		free(opts->fsname);
+		opts->fsname = fb_strdup(opt + 7);
 		return 0;
 	}
 	if (fb_has_prefix(opt, "subtype=")) {
@@ -168,27 +168,27 @@ static int parse_opt(struct mount_options *mo, const char *opt, bool from_daemon
 			fb_msg("option '%s': a subtype is letters, digits and _-+. only", opt);
 			return -1;
 		}
-		free(mo->subtype);
-		mo->subtype = fb_strdup(opt + 8);
+		free(opts->subtype);
+		opts->subtype = fb_strdup(opt + 8);
 		return 0;
 	}
 	if (from_daemon)
 		return 0;
 	if (!strcmp(opt, "no_default_permissions")) {
-		mo->no_default_permissions = true;
+		opts->no_default_permissions = true;
 		return 0;
 	}
 	if (!strcmp(opt, "fallback")) {
-		mo->fallback = true;
+		opts->fallback = true;
 		return 0;
 	}
 	if (!strcmp(opt, "blkdev")) {
-		mo->blkdev = true;
+		opts->blkdev = true;
 		return 0;
 	}
 	if (fb_has_prefix(opt, "setuid=")) {
-		free(mo->setuid_user);
-		mo->setuid_user = fb_strdup(opt + 7);
+		free(opts->setuid_user);
+		opts->setuid_user = fb_strdup(opt + 7);
 		return 0;
 	}
 	if (fb_has_prefix(opt, "fd=") || fb_has_prefix(opt, "rootmode=")) {
@@ -203,7 +203,7 @@ static int parse_opt(struct mount_options *mo, const char *opt, bool from_daemon
 		if (opt_matches(opt, ignored_opts[i]))
 			return 0;
 	/* The rest is the daemon's business (libfuse or its own options). */
-	append_escaped(&mo->daemon, opt);
+	append_escaped(&opts->daemon, opt);
 	return 0;
 }
 
@@ -211,7 +211,7 @@ static int parse_opt(struct mount_options *mo, const char *opt, bool from_daemon
  * A comma separated list, split as libfuse splits it: a backslash makes
  * the next character literal ("\\," is a comma inside an option).
  */
-static int parse_opts(struct mount_options *mo, const char *list, bool from_daemon)
+static int parse_opts(struct mount_options *opts, const char *list, bool from_daemon)
 {
 	char *buf = fb_alloc(strlen(list) + 1), *o = buf;
 	const char *s;
@@ -227,7 +227,7 @@ static int parse_opts(struct mount_options *mo, const char *list, bool from_daem
 			continue;
 		}
 		*o = '\0';
-		if (parse_opt(mo, buf, from_daemon) < 0)
+		if (parse_opt(opts, buf, from_daemon) < 0)
 			ret = -1;
 		o = buf;
 		if (!*s)
@@ -237,11 +237,11 @@ static int parse_opts(struct mount_options *mo, const char *list, bool from_daem
 	return ret;
 }
 
-static void opts_init(struct mount_options *mo)
+static void opts_init(struct mount_options *opts)
 {
-	memset(mo, 0, sizeof(*mo));
+	memset(opts, 0, sizeof(*opts));
 	/* As libfuse's mounts: nosuid and nodev unless asked otherwise. */
-	mo->flags = MS_NOSUID | MS_NODEV;
+	opts->flags = MS_NOSUID | MS_NODEV;
 }
 
 static int fail_status(struct mount_job *j)
@@ -268,8 +268,25 @@ static char *find_mount_dev(const char *mp, const char *type)
 		    !(fb_has_prefix(mi[i].fstype, type) && mi[i].fstype[strlen(type)] == '.'))
 			continue;
 		free(found);
-		found = fb_strdup(mi[i].dev);
+		found = fb_strdup(mi[i].sb_dev);
 	}
+	fb_mountinfo_free(mi, n);
+	return found;
+}
+
+/* The type of the topmost mount on PATH, or NULL. */
+static char *mounted_on(const char *path)
+{
+	struct fb_mount *mi;
+	char *found = NULL;
+	size_t n, i;
+
+	mi = fb_mountinfo_read(&n);
+	for (i = 0; mi && i < n; i++)
+		if (!strcmp(mi[i].mountpoint, path)) {
+			free(found);
+			found = fb_strdup(mi[i].fstype);
+		}
 	fb_mountinfo_free(mi, n);
 	return found;
 }
@@ -364,7 +381,7 @@ static void note_fallback(struct mount_job *j, const char *type)
 
 	mkdir("/run/fuse-backport", 0755);
 	mkdir(FB_FALLBACK_DIR, 0755);
-	j->fallback_note = fb_fmt(FB_FALLBACK_DIR "/%s", j->dev);
+	j->fallback_note = fb_fmt(FB_FALLBACK_DIR "/%s", j->sb_dev);
 	tmp = fb_fmt("%s.tmp", j->fallback_note);
 	f = fopen(tmp, "w");
 	if (!f || fprintf(f, "%s %s %s\n", j->mp, type, j->argv[0]) < 0 ||
@@ -382,7 +399,7 @@ static void note_fallback(struct mount_job *j, const char *type)
 static int mount_and_run(struct mount_job *j)
 {
 	struct supervisor_report r;
-	char *data, *fdpath, *minor;
+	char *data, *fdpath, *minor, *covering;
 	const char *type;
 	struct passwd *pw;
 	struct stat sb;
@@ -437,10 +454,15 @@ static int mount_and_run(struct mount_job *j)
 	if (j->fd < 0) {
 		/* saved before any message: printing may change errno */
 		err = errno;
+		/* a mount on the node itself makes it nodev: EACCES */
+		covering = err == EACCES || err == EPERM ? mounted_on(j->device) : NULL;
 		if (err == ENOENT) {
 			minor = proc_misc_minor(j->device + 5);
 			fb_msg("%s is missing although its module is loaded (no devtmpfs or udev?): mknod %s c 10 %s",
 			       j->device, j->device, minor ? minor : "MINOR");
+		} else if (covering) {
+			fb_msg("cannot open %s: %s: %s is mounted on the device node itself (left by a daemon that does not understand /dev/fd/N): umount %s first",
+			       j->device, strerror(err), covering, j->device);
 		} else if (err == EACCES || err == EPERM) {
 			fb_msg("cannot open %s: %s: mounting -t %s needs root (there is no fusermount for it)",
 			       j->device, strerror(err), type);
@@ -478,8 +500,8 @@ static int mount_and_run(struct mount_job *j)
 		close(j->fd);
 		return err == EPERM && !j->run ? MOUNT_USAGE : fail_status(j);
 	}
-	j->dev = find_mount_dev(j->mp, type);
-	if (!j->dev) {
+	j->sb_dev = find_mount_dev(j->mp, type);
+	if (!j->sb_dev) {
 		fb_msg("mounted %s but cannot find it in /proc/self/mountinfo", j->mp);
 		umount2(j->mp, MNT_DETACH | UMOUNT_NOFOLLOW);
 		close(j->fd);
@@ -491,7 +513,7 @@ static int mount_and_run(struct mount_job *j)
 	j->argv[j->mp_index] = fdpath;
 	if (j->opts.verbose)
 		fb_msg("mounted %s (device %s); starting %s with mountpoint %s",
-		       j->mp, j->dev, j->argv[0], fdpath);
+		       j->mp, j->sb_dev, j->argv[0], fdpath);
 
 	if (pipe2(pipefd, O_CLOEXEC) < 0) {
 		fb_msg("pipe: %s", strerror(errno));
@@ -524,6 +546,12 @@ static int mount_and_run(struct mount_job *j)
 		waitpid(s, NULL, 0);
 		fb_msg("the supervisor of %s died: if %s is left mounted and answers ENOTCONN, umount -l it",
 		       j->mp, j->mp);
+		return fail_status(j);
+	}
+	if (r.not_served) {
+		waitpid(s, NULL, 0);
+		fb_msg("%s does not serve the %s it was given: it mounted %s itself (a daemon on libfuse 2 or on a libfuse of its own; /dev/fd/N needs libfuse >= 3.3); both mounts removed, the daemon stopped: use a build on libfuse >= 3.3, or mount it on the kernel's FUSE without fuse-backport",
+		       j->argv[0], j->argv[j->mp_index], r.what);
 		return fail_status(j);
 	}
 	if (r.background) {
@@ -617,7 +645,7 @@ static bool libfuse_flag(const char *a)
  * found, -2 after a message.
  */
 static int find_mountpoint(char **argv, int argc, const char *named,
-			   struct mount_options *mo, int *source)
+			   struct mount_options *opts, int *source)
 {
 	int i, last = -1, plain = -1, mp = -1, bad = 0;
 	bool after_unknown = false;
@@ -626,12 +654,12 @@ static int find_mountpoint(char **argv, int argc, const char *named,
 	*source = -1;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-			bad |= parse_opts(mo, argv[++i], true);
+			bad |= parse_opts(opts, argv[++i], true);
 			after_unknown = false;
 			continue;
 		}
 		if (fb_has_prefix(argv[i], "-o")) {
-			bad |= parse_opts(mo, argv[i] + 2, true);
+			bad |= parse_opts(opts, argv[i] + 2, true);
 			after_unknown = false;
 			continue;
 		}

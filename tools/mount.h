@@ -45,16 +45,19 @@ struct mount_job {
 	const char *device;	/* /dev/fusebp, or /dev/fuse (fallback) */
 	const char *ctl_dir;	/* its control fs: /sys/fs/NAME/connections */
 	const char *ctl_type;	/* and the type of that fs */
-	char *dev;		/* major:minor of the superblock */
-	char *fallback_note;	/* FB_FALLBACK_DIR/<dev>, or NULL */
+	char *sb_dev;		/* "major:minor" of the superblock */
+	char *fallback_note;	/* FB_FALLBACK_DIR/<sb_dev>, or NULL */
 	bool run;		/* `run` (exit statuses of timeout) or mount */
+	int *node_mounts;	/* ids of the mounts on the device node before */
+	size_t n_node_mounts;	/* the daemon started (see supervise.c) */
 };
 
 /* What the supervisor tells the command, once. */
 struct supervisor_report {
 	int status;		/* the daemon's wait status */
 	int background;		/* the daemon runs on in the background */
-	char what[120];		/* what happened to the mount */
+	int not_served;		/* the daemon mounted by itself, not on fd N */
+	char what[160];		/* what happened (not_served: its own mount) */
 };
 
 /*

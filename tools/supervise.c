@@ -10,11 +10,18 @@
  *  ---------                 ------------                  --------
  *  open the device (fd N)
  *  mount -t fusebp,fd=N
- *  fork ------------------>  subreaper; fork ------------> signals the caller
+ *  fork ------------------>  note the mounts on the
+ *                            device node; subreaper;
+ *                            fork ------------------------> signals the caller
  *  close its fd N            own session, cwd /,           ignored stay ignored,
  *  wait for one report       SIGPIPE ignored               the rest default;
  *                            keeps fd N (to compare)       exec DAEMON ... /dev/fd/N
  *                            SIGINT/TERM/HUP/QUIT -> D
+ *                            until the report, every second and on SIGCHLD:
+ *                             - a new mount on the device node (D took
+ *                               /dev/fd/N for a path and mounted there):
+ *   <-- "not served", what -  unmount it, stop D's processes, end the
+ *   print one line, fail      connection, report, exit
  *                            D exits:
  *                             - 0, and another process holds the device
  *                               file (the daemon went to the background):
@@ -149,12 +156,142 @@ static void exec_daemon(struct mount_job *j, int report_fd)
 }
 
 /*
- * Does a process other than this one hold the open device file of fd? Not
- * the same device node opened again: the same file (kcmp), the one the
- * connection belongs to. Where kcmp is missing, any holder of the node
- * counts (the safe side: the mount stays while it may be served).
+ * The processes other than this one and EXCEPT that hold the open device
+ * file of fd N: not the same device node opened again, the same file
+ * (kcmp), the one the connection belongs to. Where kcmp is missing, any
+ * holder of the node counts (the safe side: the mount stays while it may
+ * be served). Up to MAX pids go to PIDS; the number found (with MAX 0: 1 at
+ * the first). /proc unreadable counts as one holder.
  */
+static int device_holders(struct mount_job *j, pid_t except, pid_t *pids,
+			  int max)
+{
+	char path[320], link[PATH_MAX];
+	struct dirent *p, *f;
+	pid_t self = getpid(), pid;
+	DIR *proc, *fds;
+	bool holds;
+	int found = 0;
+	ssize_t n;
+	long r;
+
+	proc = opendir("/proc");
+	if (!proc)
+		return 1;
+	while ((max == 0 ? !found : found < max) && (p = readdir(proc))) {
+		pid = (pid_t)atoi(p->d_name);
+		if (pid <= 0 || pid == self || pid == except)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+		fds = opendir(path);
+		if (!fds)
+			continue;
+		holds = false;
+		while (!holds && (f = readdir(fds))) {
+			if (f->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/fd/%s", (int)pid, f->d_name);
+			n = readlink(path, link, sizeof(link) - 1);
+			if (n <= 0)
+				continue;
+			link[n] = '\0';
+			if (strcmp(link, j->device))
+				continue;
+			r = syscall(SYS_kcmp, self, pid, KCMP_FILE, j->fd, atoi(f->d_name));
+			holds = r == 0 || (r < 0 && errno != ESRCH && errno != EBADF);
+		}
+		closedir(fds);
+		if (holds && max)
+			pids[found] = pid;
+		found += holds;
+	}
+	closedir(proc);
+	return found;
+}
+
 static bool other_holder(struct mount_job *j)
+{
+	return device_holders(j, 0, NULL, 0) > 0;
+}
+
+/*
+ * A daemon that does not understand /dev/fd/N as its mountpoint (libfuse
+ * 2, or a libfuse of its own: bindfs, mergerfs) resolves the path to the
+ * device node (/dev/fusebp; /dev/fuse after a fallback) and mounts the
+ * kernel's -t fuse there itself; it serves that mount, never ours. Such a
+ * mount is one on the device node that was not there before the daemon
+ * started (the ids of those that were are noted first), while a process
+ * the daemon started holds a /dev/fuse of its own (daemon_has_own_fuse()).
+ */
+static void note_node_mounts(struct mount_job *j)
+{
+	struct fb_mount *mi;
+	size_t n, i;
+
+	mi = fb_mountinfo_read(&n);
+	j->node_mounts = fb_alloc((n + 1) * sizeof(*j->node_mounts));
+	j->n_node_mounts = 0;
+	for (i = 0; mi && i < n; i++)
+		if (!strcmp(mi[i].mountpoint, j->device))
+			j->node_mounts[j->n_node_mounts++] = mi[i].id;
+	fb_mountinfo_free(mi, n);
+}
+
+/* "TYPE on PATH" of the topmost mount the daemon made on the node, or false. */
+static bool node_mount_made(struct mount_job *j, char *what, size_t len)
+{
+	struct fb_mount *mi;
+	bool found = false;
+	size_t n, i, k;
+
+	mi = fb_mountinfo_read(&n);
+	for (i = 0; mi && i < n; i++) {
+		if (strcmp(mi[i].mountpoint, j->device))
+			continue;
+		for (k = 0; k < j->n_node_mounts; k++)
+			if (j->node_mounts[k] == mi[i].id)
+				break;
+		if (k < j->n_node_mounts)
+			continue;
+		found = true;
+		if (what)
+			snprintf(what, len, "%s on %s", mi[i].fstype, mi[i].mountpoint);
+	}
+	fb_mountinfo_free(mi, n);
+	return found;
+}
+
+/* Does PID descend from this process (the subreaper of all the daemon starts)? */
+static bool descends_from_us(pid_t pid)
+{
+	pid_t self = getpid();
+	char path[64], *stat, *end;
+	int depth, ppid;
+
+	for (depth = 0; depth < 64 && pid > 1; depth++) {
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		stat = fb_read_file(path, NULL);
+		if (!stat)
+			return false;
+		/* pid (comm) state ppid ...: comm may hold anything but ")" last */
+		end = strrchr(stat, ')');
+		ppid = 0;
+		if (!end || sscanf(end + 1, " %*c %d", &ppid) != 1)
+			ppid = 0;
+		free(stat);
+		if (ppid == self)
+			return true;
+		pid = ppid;
+	}
+	return false;
+}
+
+/*
+ * Does a process the daemon started hold a /dev/fuse file other than our
+ * fd N: the one serving a mount it made itself? This ties a new mount on
+ * the device node to our daemon, not to the daemon of another `run`.
+ */
+static bool daemon_has_own_fuse(struct mount_job *j)
 {
 	char path[320], link[PATH_MAX];
 	struct dirent *p, *f;
@@ -162,11 +299,10 @@ static bool other_holder(struct mount_job *j)
 	bool found = false;
 	DIR *proc, *fds;
 	ssize_t n;
-	long r;
 
 	proc = opendir("/proc");
 	if (!proc)
-		return true;
+		return false;
 	while (!found && (p = readdir(proc))) {
 		pid = (pid_t)atoi(p->d_name);
 		if (pid <= 0 || pid == self)
@@ -183,15 +319,78 @@ static bool other_holder(struct mount_job *j)
 			if (n <= 0)
 				continue;
 			link[n] = '\0';
-			if (strcmp(link, j->device))
+			if (strcmp(link, "/dev/fuse"))
 				continue;
-			r = syscall(SYS_kcmp, self, pid, KCMP_FILE, j->fd, atoi(f->d_name));
-			found = r == 0 || (r < 0 && errno != ESRCH && errno != EBADF);
+			/* after a fallback our own fd N is a /dev/fuse file too */
+			if (!strcmp(j->device, "/dev/fuse") &&
+			    syscall(SYS_kcmp, self, pid, KCMP_FILE, j->fd, atoi(f->d_name)) == 0)
+				continue;
+			found = descends_from_us(pid);
 		}
 		closedir(fds);
 	}
 	closedir(proc);
 	return found;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Reap what has exited; is the daemon D (still) alive? */
+static bool reap(pid_t d, bool daemon_alive, int *status)
+{
+	pid_t pid;
+	int st;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
+		if (pid == d) {
+			*status = st;
+			daemon_alive = false;
+		}
+	return daemon_alive;
+}
+
+/*
+ * The daemon serves a mount of its own instead of ours: unmount that one
+ * first (a libfuse daemon then ends by itself, as after any umount, with
+ * nothing lost), give the daemon's processes (the holders of fd N, and D)
+ * 2 s to end, then SIGTERM, 2 s, SIGKILL.
+ */
+static void end_stray_daemon(struct mount_job *j, pid_t d, bool daemon_alive,
+			     int *status)
+{
+	pid_t holders[64];
+	int i, k, n = 0, sig;
+
+	for (i = 0; i < 8 && node_mount_made(j, NULL, 0); i++)
+		if (umount2(j->device, UMOUNT_NOFOLLOW) < 0)
+			umount2(j->device, MNT_DETACH | UMOUNT_NOFOLLOW);
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < 20; i++) {
+			daemon_alive = reap(d, daemon_alive, status);
+			if (!daemon_alive && !device_holders(j, getppid(), NULL, 0))
+				goto reaped;
+			sleep_ms(100);
+		}
+		if (k == 2)
+			break;
+		sig = k == 0 ? SIGTERM : SIGKILL;
+		if (daemon_alive)
+			kill(d, sig);
+		n = device_holders(j, getppid(), holders, ARRAY_SIZE(holders));
+		n = n < (int)ARRAY_SIZE(holders) ? n : (int)ARRAY_SIZE(holders);
+		for (i = 0; i < n; i++)
+			kill(holders[i], sig);
+	}
+reaped:
+	/* those killed are our children (we are their subreaper): no zombies */
+	for (k = 0; k < n; k++)
+		for (i = 0; i < 20 && waitpid(holders[k], NULL, WNOHANG) == 0; i++)
+			sleep_ms(50);
 }
 
 static bool write_abort(const char *file)
@@ -218,7 +417,7 @@ static bool abort_connection(struct mount_job *j)
 	pid_t c;
 	int st;
 
-	if (!j->dev || sscanf(j->dev, "%u:%u", &major, &minor) != 2)
+	if (!j->sb_dev || sscanf(j->sb_dev, "%u:%u", &major, &minor) != 2)
 		return false;
 	/* the kernel names the directory after its dev_t: major << 20 | minor */
 	file = fb_fmt("%s/%u/abort", j->ctl_dir, major << 20 | minor);
@@ -256,7 +455,7 @@ const char *end_connection(struct mount_job *j)
 	mi = fb_mountinfo_read(&n);
 	/* Last listed first: mounts on top come later. */
 	for (i = n; mi && i-- > 0;) {
-		if (strcmp(mi[i].dev, j->dev))
+		if (strcmp(mi[i].sb_dev, j->sb_dev))
 			continue;
 		covered = false;
 		for (k = 0; k < n; k++)
@@ -307,6 +506,7 @@ void supervise(struct mount_job *j, int report_fd)
 	pid_t d, pid;
 
 	note_ignored_signals();
+	note_node_mounts(j);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	supervisor_signals(&watched);
 	memset(&r, 0, sizeof(r));
@@ -348,6 +548,20 @@ void supervise(struct mount_job *j, int report_fd)
 				if (report_fd >= 0)
 					break;
 			}
+		/* until the report: did the daemon mount by itself? */
+		if (report_fd >= 0 &&
+		    node_mount_made(j, r.what, sizeof(r.what)) &&
+		    daemon_has_own_fuse(j)) {
+			end_stray_daemon(j, d, daemon_alive, &status);
+			end_connection(j);
+			r.not_served = 1;
+			r.status = RUN_FAILED << 8;
+			send_report(report_fd, &r);
+			syslog(LOG_DAEMON | LOG_WARNING,
+			       "fuse-backport: %s mounted %s itself instead of serving %s (libfuse < 3.3?): both mounts removed",
+			       j->argv[0], r.what, j->argv[j->mp_index]);
+			_exit(0);
+		}
 		if (daemon_alive)
 			continue;
 		if (report_fd >= 0) {

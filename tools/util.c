@@ -327,7 +327,7 @@ struct fb_mount *fb_mountinfo_read(size_t *np)
 		memset(m, 0, sizeof(*m));
 		m->id = atoi(f[0]);
 		m->parent = atoi(f[1]);
-		m->dev = fb_strdup(f[2]);
+		m->sb_dev = fb_strdup(f[2]);
 		m->mountpoint = mountinfo_decode(f[4]);
 		m->options = fb_strdup(f[5]);
 		s2 = NULL;
@@ -351,7 +351,7 @@ void fb_mountinfo_free(struct fb_mount *m, size_t n)
 	size_t i;
 
 	for (i = 0; m && i < n; i++) {
-		free(m[i].dev);
+		free(m[i].sb_dev);
 		free(m[i].mountpoint);
 		free(m[i].options);
 		free(m[i].fstype);

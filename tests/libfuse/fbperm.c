@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * fbperm: fbbacking as a daemon like libfuse's passthrough_hp: it adds
+ * fbperm: fbbacking (backing_ops.c) as a daemon like libfuse's passthrough_hp: it adds
  * "-o default_permissions,fsname=BACKING" to its own arguments before it
  * mounts, and checks no permission itself (the kernel must). It also takes
  * an option with a separate value, as sshfs's "-p PORT" (ignored), and
@@ -10,11 +10,14 @@
  * usage: fbperm BACKING_DIR MOUNTPOINT [-p PORT] [-o note=TEXT] [libfuse options]
  */
 #define _GNU_SOURCE
-#define main fbbacking_main
-#include "fbbacking.c"
-#undef main
+#include "backing_ops.h"
 
+#include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 struct fbperm_opts {
 	char *note;
@@ -63,5 +66,5 @@ int main(int argc, char **argv)
 	if (asprintf(&fsname, "-odefault_permissions,fsname=%s", backing) < 0)
 		return 1;
 	fuse_opt_add_arg(&args, fsname);
-	return fuse_main(args.argc, args.argv, &fb_ops, NULL);
+	return fuse_main(args.argc, args.argv, &backing_ops, NULL);
 }

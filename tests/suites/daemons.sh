@@ -123,6 +123,22 @@ for d in bindfs fuse-overlayfs sshfs mergerfs; do
 	rc=$?
 	how=$([ "$FB_FSTYPE" = fuse ] && echo "its own mount" || echo "fuse-backport run")
 	fstype=$(awk -v m="$M" '$2 == m { t = $3 } END { print t }' /proc/mounts)
+	# bindfs (libfuse 2) and mergerfs (its own libfuse) take /dev/fd/N for
+	# a path and mount the kernel's FUSE on the device node: run must
+	# refuse them with one line and leave nothing mounted.
+	case $FB_FSTYPE:$d in
+	fuse:*) ;;
+	*:bindfs | *:mergerfs)
+		stray=$(awk -v d="$FB_DEV" '$5 == d { sub(/.* - /, ""); print }' /proc/self/mountinfo | head -n 1)
+		[ "$rc" = 125 ] && [ "$(grep -c 'libfuse >= 3.3' "$S/mount.err")" = 1 ] && [ -z "$fstype" ] && [ -z "$stray" ] &&
+			[ -z "$(daemon_pids "$d")" ]
+		tap_check $? "$d $ver: $how refuses it, /dev/fd/N needs libfuse >= 3.3 (exit $rc: $(grep -m1 'libfuse' "$S/mount.err")); left mounted: ${fstype:-nothing} on $M, ${stray:-nothing} on $FB_DEV"
+		[ -n "$stray" ] && umount -l "$FB_DEV"
+		fb_mounted "$M" && umount -l "$M"
+		tap_skip_n 5 "$d" "does not serve /dev/fd/N (libfuse < 3.3): refused by run"
+		continue
+		;;
+	esac
 	case $fstype in
 	"$FB_FSTYPE" | "$FB_FSTYPE".*) [ "$rc" = 0 ] ;;
 	*) false ;;

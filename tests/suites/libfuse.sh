@@ -70,6 +70,10 @@ cleanup() {
 		kill -9 "$p" 2> /dev/null
 	done
 	[ -f "$S/child" ] && kill -9 "$(cat "$S/child")" 2> /dev/null
+	[ -s "$S/nofd.pid" ] && kill -9 "$(cat "$S/nofd.pid")" 2> /dev/null
+	while [ -n "$(fstype_of "$FB_DEV")" ]; do
+		umount -l "$FB_DEV" 2> /dev/null || break
+	done
 	rm -f "$helper" "$inpath" "$pbin"
 	# /etc/fstab may be a file mount point: rewrite it in place
 	[ -f "$S/fstab" ] && cat "$S/fstab" > /etc/fstab
@@ -488,6 +492,27 @@ tap_check $? "status (text) with an fsname holding ESC, a newline and invalid UT
 jq -e '.' "$S/st.json" > /dev/null 2>&1 && iconv -f UTF-8 -t UTF-8 "$S/st.json" > /dev/null 2>&1
 tap_check $? "status --json with that fsname: valid JSON and valid UTF-8"
 reset
+
+# --- A daemon that does not understand /dev/fd/N (issue 15) ---
+# fbnofd.sh does what bindfs (libfuse 2) and mergerfs (its own libfuse) do
+# with /dev/fd/N: mounts the kernel's -t fuse on that path, the device node,
+# itself. run must refuse it with one line and leave nothing mounted or
+# running: before, it exited 0 with its own mount never served and
+# $FB_DEV covered (no later run could open it).
+nofd=$FB_TOP/tests/libfuse/fbnofd.sh
+for fg in "" -f; do
+	FBNOFD_PIDFILE=$S/nofd.pid timeout -k 2 30 "$tool" run -- "$nofd" nofd "$M" $fg > /dev/null 2> "$S/run.err"
+	rc=$?
+	stray=$(fstype_of "$FB_DEV") ours=$(fstype_of "$M")
+	[ "$rc" = 125 ] && [ "$(wc -l < "$S/run.err")" = 1 ] && grep -q 'libfuse >= 3.3' "$S/run.err" &&
+		[ -z "$stray" ] && [ -z "$ours" ] && ! kill -0 "$(cat "$S/nofd.pid" 2> /dev/null)" 2> /dev/null &&
+		(true 8<> "$FB_DEV") 2> /dev/null
+	tap_check $? "run${fg:+ (-f)} with a daemon that mounts fuse on $FB_DEV itself: refused (exit $rc: $(head -n 1 "$S/run.err")); left on $FB_DEV: ${stray:-nothing}, on $M: ${ours:-nothing}; $FB_DEV opens again"
+	[ -s "$S/nofd.pid" ] && kill -9 "$(cat "$S/nofd.pid")" 2> /dev/null
+	rm -f "$S/nofd.pid"
+	while [ -n "$(fstype_of "$FB_DEV")" ]; do umount -l "$FB_DEV" || break; done
+	reset
+done
 
 ! fb_mounted "$M" && [ -z "$(daemon_pids)" ]
 tap_check $? "nothing left mounted or running"

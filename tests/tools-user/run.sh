@@ -131,6 +131,186 @@ else
 		-- "$work/d,allow_other" "$work/b" "$work/m"
 fi
 
+# 12-13: the throwaway-mount probe never hangs status. /dev, in a mount
+# namespace of its own, is fbstall's FUSE directory: status's stat of
+# /dev/fuse is answered, the probe child's look-up of it never is, so the
+# child cannot die of SIGKILL. status must give up on it ("probe stuck")
+# after its bounded wait (10 s, then 2 s after SIGKILL), not hang.
+if ! grep -qw fuse /proc/filesystems || [ ! -c /dev/fuse ]; then
+	n=$((n + 1)) skip=$((skip + 1))
+	echo "ok $n - # SKIP probe time limit: no FUSE on this host"
+elif ! cc -o "$work/fbstall" "$top/tests/tools-user/fbstall.c" 2> "$work/cc.err"; then
+	n=$((n + 1)) skip=$((skip + 1))
+	echo "ok $n - # SKIP probe time limit: cannot build fbstall ($(head -n 1 "$work/cc.err"))"
+else
+	layout updates/dkms
+	t0=$(date +%s)
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	unshare -m sh -c 'mount --make-rprivate / || exit 99
+		"$1" /dev & echo $! > "$2/stall.pid"
+		i=0
+		while ! grep -q " /dev [^ ]* .*- fuse.fbstall " /proc/self/mountinfo; do
+			i=$((i + 1)); [ $i -gt 50 ] && exit 98; sleep 0.1
+		done
+		timeout -k 5 40 "$3" status > "$2/stall.out" 2> "$2/stall.err"' \
+		sh "$work/fbstall" "$work" "$tool"
+	rc=$?
+	t=$(($(date +%s) - t0))
+	kill "$(cat "$work/stall.pid")" 2> /dev/null
+	[ "$rc" != 124 ] && [ "$rc" != 137 ] && [ "$rc" -lt 98 ] && [ "$t" -le 30 ]
+	check $? "status with a probe that cannot die: returns in ${t}s (exit $rc), want at most 30 s"
+	grep -q 'protocol:.*probe stuck: process [0-9]* does not die' "$work/stall.out"
+	check $? "status reports the probe as stuck ($(grep -m1 'protocol:' "$work/stall.out" | sed 's/^ *//'))"
+fi
+
+# 14-: -o fallback on this host's FUSE (fusebp is not there): a daemon
+# that does not take /dev/fd/N, the supervisor's SIGPIPE, and fstab.
+if grep -qw fusebp /proc/filesystems || ! grep -qw fuse /proc/filesystems || [ ! -c /dev/fuse ]; then
+	n=$((n + 1)) skip=$((skip + 1))
+	echo "ok $n - # SKIP -o fallback: needs the kernel's FUSE and no fusebp on this host"
+else
+	# no module to load (modprobe fusebp fails), fallback notes in a
+	# private /run (syslog goes nowhere)
+	rm -rf /lib/modules/*
+	mount -t tmpfs none /run
+	mkdir -p "$work/b" "$work/m"
+	nofd=$top/tests/libfuse/fbnofd.sh
+	# mounted_on DIR: the type mounted on DIR, if any
+	mounted_on() {
+		awk -v m="$1" '$5 == m { sub(/.* - /, ""); split($0, f, " "); t = f[1] } END { print t }' /proc/self/mountinfo
+	}
+	# alive PIDFILE: the process it names runs
+	alive() {
+		[ -s "$1" ] && kill -0 "$(cat "$1")" 2> /dev/null
+	}
+	# unstray: what a run that missed the daemon's own mount leaves
+	unstray() {
+		[ -s "$work/nofd.pid" ] && kill -9 "$(cat "$work/nofd.pid")" 2> /dev/null
+		rm -f "$work/nofd.pid"
+		while [ -n "$(mounted_on /dev/fuse)" ]; do umount -l /dev/fuse || break; done
+		while [ -n "$(mounted_on "$work/m")" ]; do umount -l "$work/m" || break; done
+		sleep 0.2
+	}
+	# ours_says FILE REGEX: besides the fallback warning, one line, matching REGEX
+	ours_says() {
+		[ "$(grep -vc 'warning: fusebp cannot be loaded' "$1")" = 1 ] &&
+			grep -v 'warning: fusebp cannot be loaded' "$1" | grep -Eq "$2"
+	}
+	for fg in "" -f; do
+		FBNOFD_PIDFILE=$work/nofd.pid timeout -k 2 20 "$tool" run -o fallback -- \
+			"$nofd" nofd "$work/m" $fg > /dev/null 2> "$work/nofd.err"
+		rc=$?
+		sleep 0.2
+		stray=$(mounted_on /dev/fuse) ours=$(mounted_on "$work/m")
+		left=$(alive "$work/nofd.pid" && ps -o pid=,stat=,args= -p "$(cat "$work/nofd.pid")")
+		notes=$(ls /run/fuse-backport/fallback 2> /dev/null)
+		[ "$rc" = 125 ] && ours_says "$work/nofd.err" 'libfuse >= 3.3' && [ -z "$stray" ] && [ -z "$ours" ] &&
+			[ -z "$left" ] && [ -z "$notes" ]
+		check $? "run${fg:+ (daemon in the foreground)}: a daemon that mounts the kernel's FUSE on /dev/fd/N itself is refused: exit $rc, want 125; one line ($(grep -v 'warning: fusebp' "$work/nofd.err" | head -n 1)); left mounted: /dev/fuse ${stray:-nothing}, $work/m ${ours:-nothing}; left running: ${left:-nothing}; fallback notes: ${notes:-none}"
+		unstray
+	done
+
+	# A mount on the device node that another process made (here: by hand;
+	# as well another run's daemon) is not ours to judge: a daemon run
+	# serves in the foreground (holds its /dev/fd/N) is left alone.
+	printf '#!/bin/sh\necho $$ > %s/hold.pid\nexec sleep 600\n' "$work" > "$work/holdd"
+	chmod 755 "$work/holdd"
+	mkdir -p "$work/m2"
+	rm -f "$work/hold.pid"
+	"$tool" run -o fallback -- "$work/holdd" src "$work/m2" -f > /dev/null 2>&1 &
+	h=$!
+	i=0
+	while [ ! -s "$work/hold.pid" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	FBNOFD_PIDFILE=$work/nofd.pid "$nofd" other /dev/fuse
+	# a daemon of its own would be stopped within 1 + 2 s
+	sleep 4
+	other=$(mounted_on /dev/fuse)
+	alive "$work/hold.pid" && [ "$(mounted_on "$work/m2")" = fuse.holdd ] && [ "$other" = fuse.fbnofd ]
+	check $? "a foreground daemon whose run sees another process mount fuse on /dev/fuse: left serving ($(mounted_on "$work/m2") on $work/m2), the other mount left alone (${other:-gone})"
+	unstray
+	[ -s "$work/hold.pid" ] && kill "$(cat "$work/hold.pid")" 2> /dev/null
+	wait "$h"
+	while [ -n "$(mounted_on "$work/m2")" ]; do umount -l "$work/m2" || break; done
+
+	# Such a mount left on the device node from before: the device cannot
+	# be opened (a nodev mount); run says why and what to do.
+	FBNOFD_PIDFILE=$work/nofd.pid "$nofd" stray /dev/fuse
+	"$tool" run -o fallback -- true src "$work/m" > /dev/null 2> "$work/cover.err"
+	rc=$?
+	[ "$rc" = 125 ] && ours_says "$work/cover.err" 'fuse.fbnofd is mounted on the device node itself.*umount /dev/fuse first' &&
+		[ -z "$(mounted_on "$work/m")" ]
+	check $? "run with the kernel's FUSE mounted on /dev/fuse itself: exit $rc, want 125, saying so ($(grep -v 'warning: fusebp' "$work/cover.err" | head -n 1))"
+	unstray
+
+	# SIGPIPE: the command is killed before the daemon goes to the
+	# background; the supervisor's report then meets a pipe without a
+	# reader. It must survive that, and still unmount when the daemon goes.
+	printf '#!/bin/sh\nsleep 1\nsleep 600 < /dev/null > /dev/null 2>&1 &\necho $! > %s/slow.pid\n' "$work" > "$work/slowd"
+	chmod 755 "$work/slowd"
+	rm -f "$work/slow.pid"
+	"$tool" run -o fallback -- "$work/slowd" src "$work/m" > /dev/null 2>&1 &
+	p=$!
+	sleep 0.3
+	kill -9 $p
+	i=0
+	while [ ! -s "$work/slow.pid" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	sleep 0.5
+	before=$(mounted_on "$work/m")
+	[ -s "$work/slow.pid" ] && kill "$(cat "$work/slow.pid")"
+	i=0
+	while [ -n "$(mounted_on "$work/m")" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	after=$(mounted_on "$work/m")
+	[ "$before" = fuse.slowd ] && [ -z "$after" ]
+	check $? "run killed before its daemon went to the background (the report meets a closed pipe): the supervisor lives on and unmounts when the daemon ends (mounted before: ${before:-nothing}, after: ${after:-nothing})"
+	while [ -n "$(mounted_on "$work/m")" ]; do umount -l "$work/m" || break; done
+
+	# fstab with -o fallback: mount(8) runs mount.fusebp (through an overlay
+	# on /usr/sbin), which falls back to the kernel's FUSE with one warning
+	# line; status reports the mount degraded; the daemon serves.
+	fbb=$work/fbbacking
+	# shellcheck disable=SC2046 # pkg-config's flags are words
+	if ! pkg-config --exists fuse3 ||
+		! cc -o "$fbb" "$top/tests/libfuse/fbbacking.c" "$top/tests/libfuse/backing_ops.c" $(pkg-config --cflags --libs fuse3) 2> "$work/cc.err"; then
+		n=$((n + 1)) skip=$((skip + 1))
+		echo "ok $n - # SKIP fstab -o fallback: cannot build fbbacking (libfuse3-dev, pkg-config)"
+	elif ! { mkdir -p "$work/sbin" && ln -s "$tool" "$work/sbin/mount.fusebp" &&
+		mount -t overlay overlay -o "lowerdir=$work/sbin:/usr/sbin" /usr/sbin; }; then
+		n=$((n + 1)) skip=$((skip + 1))
+		echo "ok $n - # SKIP fstab -o fallback: no overlay for mount.fusebp on /usr/sbin"
+	else
+		{ cat /etc/fstab; echo "$fbb#$work/b $work/m fusebp noauto,fallback 0 0"; } > "$work/fstab"
+		mount --bind "$work/fstab" /etc/fstab
+		mount "$work/m" > /dev/null 2> "$work/mount.err"
+		rc=$?
+		t=$(mounted_on "$work/m")
+		[ "$rc" = 0 ] && [ "$t" = fuse.fbbacking ] && [ "$(wc -l < "$work/mount.err")" = 1 ] &&
+			grep -q 'warning: fusebp cannot be loaded: -o fallback' "$work/mount.err" &&
+			echo fstab > "$work/m/f" && [ "$(cat "$work/b/f")" = fstab ]
+		check $? "fstab 'fbbacking#B M fusebp noauto,fallback': mount M falls back to the kernel's FUSE and serves (exit $rc, $t, one line: $(head -n 1 "$work/mount.err"))"
+		"$tool" status --no-probe > "$work/st.txt" 2> /dev/null
+		rc=$?
+		[ "$rc" = 1 ] && grep -q "problem: fallback: $work/m is served by the kernel's own FUSE" "$work/st.txt" &&
+			grep -q "fuse.fbbacking on $work/m .*\[fallback\]" "$work/st.txt"
+		check $? "status: the fstab fallback mount is listed [fallback] and makes it degraded (exit $rc: $(grep -m1 'problem: fallback' "$work/st.txt"))"
+		umount "$work/m"
+		i=0
+		while pgrep -f "${fbb}[# ]$work/b" > /dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+		! pgrep -f "${fbb}[# ]$work/b" > /dev/null && [ -z "$(mounted_on "$work/m")" ] &&
+			[ -z "$(ls /run/fuse-backport/fallback 2> /dev/null)" ]
+		check $? "umount: the daemon and its supervisor end, the fallback note goes"
+		# mount.fusebp with a daemon that mounts on the device node itself
+		FBNOFD_PIDFILE=$work/nofd.pid mount -t fusebp "$nofd#nofd" "$work/m" -o fallback > /dev/null 2> "$work/mount.err"
+		rc=$?
+		sleep 0.2
+		stray=$(mounted_on /dev/fuse) ours=$(mounted_on "$work/m")
+		[ "$rc" = 32 ] && ours_says "$work/mount.err" 'libfuse >= 3.3' && [ -z "$stray" ] && [ -z "$ours" ] &&
+			! alive "$work/nofd.pid"
+		check $? "mount -t fusebp 'fbnofd.sh#nofd' M -o fallback: refused, exit $rc (want 32), one line ($(grep -v 'warning: fusebp' "$work/mount.err" | head -n 1)); left mounted: /dev/fuse ${stray:-nothing}, M ${ours:-nothing}"
+		unstray
+		umount /etc/fstab /usr/sbin
+	fi
+fi
+
 echo "1..$n"
 echo "tools-user: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

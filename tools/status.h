@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * fuse-backport status, in three steps that share one struct fuse_state:
+ *
+ *   status_collect.c  read the system: /proc, /sys/module, modinfo,
+ *                     /lib/modules, the DKMS tree, mountinfo, the
+ *                     throwaway-mount probe (probe.c); no judgement
+ *   status_judge.c    decide: who serves each type (a decision table),
+ *                     the problems and notes, the exit status
+ *   status_print.c    print it: text for a terminal, or JSON
+ *
+ * status.c has the command (options, help) and calls them in that order.
+ */
+#ifndef FB_STATUS_H
+#define FB_STATUS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/utsname.h>
+
+#include "fb.h"
+
+#ifndef FB_KERNEL_MIN
+#define FB_KERNEL_MIN "6.1"
+#endif
+#ifndef FB_KERNEL_MAX
+#define FB_KERNEL_MAX "6.12"
+#endif
+
+/* Symbols that tell what code serves a file system type. */
+#define SYM_PASSTHROUGH		"fuse_passthrough_open"
+#define SYM_PARALLEL_FIX	"fuse_write_need_excl_lock"	/* our series adds it */
+
+enum server_kind {
+	K_NONE,
+	K_STOCK_BUILTIN,
+	K_STOCK_MODULE,
+	K_OURS_DROPIN,
+	K_OURS_RENAMED,
+	K_OTHER,
+};
+
+struct modinfo {
+	char *file;
+	char *version;
+	char *flavor;
+	char *base;
+	char *srcversion;
+};
+
+/* How new mounts of one file system type are served. */
+struct type_server {
+	const char *fstype;
+	char *device;		/* /dev/fuse, /dev/fusebp */
+	const char *modname;
+	enum server_kind kind;
+	const char *state;	/* built-in, loaded, not loaded, absent */
+	bool registered;
+	bool loaded;
+	char *version;		/* what serves, or would serve */
+	char *flavor;
+	char *base;
+	char *srcversion;
+	char *evidence;		/* where version/flavor/base come from */
+	struct modinfo file;	/* what modprobe would load */
+	int loaded_is_installed;	/* same srcversion: 1, 0, -1 unknown */
+	char *protocol;
+	char *protocol_evidence;
+	int passthrough;		/* yes 1, no 0, unknown -1 */
+	char *passthrough_evidence;
+	int parallel_fix;		/* the parallel-passthrough fix: 1, 0, -1 */
+	char *parallel_fix_evidence;
+};
+
+struct kernel {
+	char *kver;
+	bool running;
+	bool newest;
+	bool headers;
+	char fuse_cfg;		/* y, m, n, ? */
+	char *config_evidence;
+	const char *flavor;	/* dropin, renamed, NULL */
+	struct modinfo ours;	/* ours.file NULL: none */
+	char *ours_name;
+	char *dkms_installed;
+	char *dkms_built;
+	char *why_none;
+};
+
+struct fuse_mount_entry {
+	char *fstype;
+	char *family;
+	char *mountpoint;
+	char *source;
+	bool fallback;		/* made by run -o fallback: not ours */
+};
+
+struct fuse_state {
+	struct utsname uts;
+	char *filesystems;
+	char *kallsyms;		/* only the lines naming SYM_* */
+	bool kallsyms_ok;
+	bool probe;
+	struct type_server servers[2];
+	struct kernel *kernels;
+	int nkernels;
+	struct kernel *running;	/* may be NULL: not under /lib/modules */
+	struct kernel *newest;
+	struct fuse_mount_entry *mounts;
+	int nmounts;
+	char **problems;
+	int nproblems;
+	char **notes;
+	int nnotes;
+	char *warning;
+	bool error;
+};
+
+/*
+ * status_collect.c: everything read; -1 (after a message) when
+ * /proc/filesystems cannot be read. Unreadable parts set st->error.
+ */
+int collect_status(struct fuse_state *st);
+/* Is V the version of a module of ours ("...+fbN")? */
+bool is_ours_version(const char *v);
+
+/* status_judge.c */
+extern const char *const server_kind_text[];
+enum server_kind who_serves(bool fuse_type, bool ours, bool builtin, bool module);
+void judge(struct fuse_state *st);
+int exit_code(const struct fuse_state *st);
+const char *health(const struct fuse_state *st);
+
+/* status_print.c */
+void print_json(const struct fuse_state *st);
+void print_text(const struct fuse_state *st);
+
+#endif /* FB_STATUS_H */

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fuse-backport status, step 2: judge. Who serves a type (the decision
+ * table), then healthy / degraded / error with the problems and notes
+ * that say why (the rules: status --help and README).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "status.h"
+
+const char *const server_kind_text[] = {
+	"none (no such file system type, no module to load)",
+	"stock FUSE, built into the kernel",
+	"stock FUSE module",
+	"ours, drop-in flavor",
+	"ours, renamed flavor",
+	"a module that is not ours",
+};
+
+/*
+ * Who serves a file system type: the first row that matches (ANY: either).
+ * "module": a module is loaded or modprobe would load one.
+ */
+#define ANY -1
+static const struct {
+	int fuse_type;		/* -t fuse (1) or -t fusebp (0) */
+	int ours;		/* the module's version is ours */
+	int builtin;		/* registered with no module loaded */
+	int module;
+	enum server_kind kind;
+} who_serves_table[] = {
+	/* fuse_type ours builtin module  kind */
+	{ 1,   1,   ANY, ANY, K_OURS_DROPIN },
+	{ 0,   1,   ANY, ANY, K_OURS_RENAMED },
+	{ 1,   0,   1,   ANY, K_STOCK_BUILTIN },
+	{ 1,   0,   0,   1,   K_STOCK_MODULE },
+	{ 0,   0,   ANY, 1,   K_OTHER },
+	{ ANY, ANY, ANY, ANY, K_NONE },
+};
+
+static bool cell(int want, bool have)
+{
+	return want == ANY || want == have;
+}
+
+enum server_kind who_serves(bool fuse_type, bool ours, bool builtin, bool module)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(who_serves_table); i++)
+		if (cell(who_serves_table[i].fuse_type, fuse_type) &&
+		    cell(who_serves_table[i].ours, ours) &&
+		    cell(who_serves_table[i].builtin, builtin) &&
+		    cell(who_serves_table[i].module, module))
+			return who_serves_table[i].kind;
+	return K_NONE;
+}
+
+static void add_str(char ***list, int *n, char *s)
+{
+	char **l = realloc(*list, (*n + 1) * sizeof(**list));
+
+	if (!l) {
+		fb_msg("out of memory");
+		exit(2);
+	}
+	l[(*n)++] = s;
+	*list = l;
+}
+
+static void problem(struct fuse_state *st, char *s)
+{
+	add_str(&st->problems, &st->nproblems, s);
+}
+
+static void note(struct fuse_state *st, char *s)
+{
+	add_str(&st->notes, &st->nnotes, s);
+}
+
+
+void judge(struct fuse_state *st)
+{
+	struct kernel *r = st->running;
+	struct type_server *srv;
+	int i;
+
+	if (!r) {
+		problem(st, fb_fmt("the running kernel %s is not installed under " FB_MODULES_DIR
+				   ": no module of ours can serve it", st->uts.release));
+	} else if (!r->flavor) {
+		problem(st, fb_fmt("the running kernel %s: %s (%s)", r->kver,
+				   r->fuse_cfg == 'n' ? "FUSE is disabled" :
+				   "cannot tell how it has FUSE", r->config_evidence));
+	} else if (!r->ours.file) {
+		problem(st, fb_fmt("no module of ours is installed for the running kernel %s: %s",
+				   r->kver, r->why_none));
+	} else {
+		srv = !strcmp(r->flavor, "dropin") ? &st->servers[0] : &st->servers[1];
+		if (srv->kind != K_OURS_DROPIN && srv->kind != K_OURS_RENAMED)
+			problem(st, fb_fmt("-t %s is served by %s, not by our installed %s (%s)%s",
+					   srv->fstype, server_kind_text[srv->kind], r->ours.file,
+					   r->ours.version,
+					   srv->loaded ? ": it takes over after rmmod (no mount of that type left) and modprobe, or a reboot" : ""));
+		else if (!srv->loaded && !strcmp(r->flavor, "renamed"))
+			problem(st, fb_fmt("%s is not loaded, so %s does not exist: modprobe %s (and list it in /etc/modules-load.d/ to load it at boot)",
+					   srv->modname, srv->device, srv->modname));
+		else if (srv->loaded_is_installed == 0)
+			problem(st, fb_fmt("the loaded %s (%s, srcversion %s) is not the installed %s (%s, srcversion %s): reload it to serve the installed one",
+					   srv->modname, srv->version, srv->srcversion,
+					   srv->file.file, srv->file.version,
+					   srv->file.srcversion));
+		else if (srv->loaded && srv->loaded_is_installed < 0 && srv->file.file &&
+			 strcmp(srv->version ? srv->version : "", srv->file.version ? srv->file.version : ""))
+			problem(st, fb_fmt("the loaded %s (%s) is not the installed version %s: reload it",
+					   srv->modname, srv->version, srv->file.version));
+	}
+	for (i = 0; i < st->nmounts; i++)
+		if (st->mounts[i].fallback)
+			problem(st, fb_fmt("fallback: %s is served by the kernel's own FUSE (-t %s, mounted with -o fallback because %s could not be loaded)",
+					   st->mounts[i].mountpoint, st->mounts[i].fstype,
+					   FB_PREFIX));
+	if (st->newest && !st->newest->ours.file) {
+		st->warning = fb_fmt("the newest installed kernel %s has no module of ours (%s). Booting it (the default boot entry) serves FUSE from the stock code only%s.",
+				     st->newest->kver, st->newest->why_none,
+				     st->newest->fuse_cfg == 'y' ? " and leaves -t " FB_PREFIX " unavailable" : "");
+		problem(st, fb_fmt("the newest installed kernel %s has no module of ours",
+				   st->newest->kver));
+	}
+	for (i = 0; i < st->nkernels; i++) {
+		struct kernel *k = &st->kernels[i];
+
+		if (k->newest || k->running)
+			continue;
+		if (!k->ours.file)
+			note(st, fb_fmt("kernel %s has no module of ours: %s", k->kver, k->why_none));
+		else if (k->ours.version && strcmp(k->ours.version, FB_TOOL_VERSION))
+			note(st, fb_fmt("kernel %s has our %s, this tool is %s", k->kver,
+					k->ours.version, FB_TOOL_VERSION));
+	}
+	if (r && r->ours.version && strcmp(r->ours.version, FB_TOOL_VERSION))
+		note(st, fb_fmt("the running kernel has our %s, this tool is %s",
+				r->ours.version, FB_TOOL_VERSION));
+}
+
+int exit_code(const struct fuse_state *st)
+{
+	return st->error ? 2 : st->nproblems ? 1 : 0;
+}
+
+const char *health(const struct fuse_state *st)
+{
+	static const char *const h[] = { "healthy", "degraded", "error" };
+
+	return h[exit_code(st)];
+}
