@@ -12,13 +12,8 @@
 # packaging again from the same build (the compile itself is not repeated).
 #
 # usage: tests/pkg/kmod.sh [KVER]      (default 6.12.95+deb12-amd64)
-set -u
-
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
 tap_suite="pkg-kmod"
-# shellcheck source=tests/lib/tap.sh
-. "$top/tests/lib/tap.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/pkg/lib.sh
 . "$top/tests/pkg/lib.sh"
 

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=sh
-# fuse-backport: what the package lifecycle tests share. Sourced after
-# tests/lib/tap.sh, with $top set.
+# fuse-backport: what the package lifecycle tests share. Sourced first thing,
+# with $top (the checkout) and $tap_suite set: it sets -u, goes to $top,
+# sources tests/lib/tap.sh and sets $name (the DKMS module name).
 #
 #   pt_init NAME        root and tools check (else everything is a skip),
 #                       the host lock, a scratch directory $pt_tmp, cleanup
@@ -11,6 +12,9 @@
 #   pt_mok_cn           CN of the DKMS MOK certificate (the signer DKMS uses)
 #   pt_cn CERT          CN of a certificate (DER or PEM)
 #   pt_deb_state PKG    dpkg's status of PKG ("not-installed" when unknown)
+#   pt_dkms_remove_all  every version of ours out of DKMS ($pt_dkms: how dkms
+#                       is run, default "dkms"; e.g. "chroot ROOT dkms");
+#                       /usr/src trees stay (the caller knows whose they are)
 #   pt_tree_missing LIST SRC   the generated DKMS tree is in LIST (a path a
 #                       line) under SRC; what is not goes to $pt_missing
 #   pt_tree_clean LIST SRC     nothing built or foreign under SRC in LIST
@@ -27,6 +31,11 @@
 # package tests: one at a time.
 pt_lock=/var/lock/fuse-backport-dkms.lock
 top=${top:?tests/pkg/lib.sh needs top set}
+set -u
+cd "$top" || exit 1
+# shellcheck source=tests/lib/tap.sh
+. "$top/tests/lib/tap.sh"
+name=fuse-backport
 
 pt_init() {
 	pt_name=$1
@@ -76,6 +85,12 @@ pt_deb_state() {
 	'' | un* | pn*) echo not-installed ;;
 	*) echo "broken ($s)" ;;
 	esac
+}
+
+pt_dkms_remove_all() {
+	for v in $(${pt_dkms:-dkms} status -m $name 2> /dev/null | sed -n "s|^$name/\([^,:]*\).*|\1|p" | sort -u); do
+		${pt_dkms:-dkms} remove -m $name -v "$v" --all > /dev/null 2>&1
+	done
 }
 
 pt_tree_missing() {

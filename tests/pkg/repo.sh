@@ -20,17 +20,11 @@
 # scratch root has no shell); tests/pkg/rpm.sh runs them.
 #
 # usage: tests/pkg/repo.sh
-set -u
-
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
 tap_suite="pkg-repo"
-# shellcheck source=tests/lib/tap.sh
-. "$top/tests/lib/tap.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/pkg/lib.sh
 . "$top/tests/pkg/lib.sh"
 
-name=fuse-backport
 made_noauto=""
 host_touched=""
 
@@ -41,9 +35,7 @@ pt_cleanup() {
 		apt-mark unhold "$p" > /dev/null 2>&1
 		[ "$(pt_deb_state "$p")" = not-installed ] || dpkg --purge "$p" > /dev/null 2>&1
 	done
-	for v in $(dkms status -m $name 2> /dev/null | sed -n "s|^$name/\([^,:]*\).*|\1|p" | sort -u); do
-		dkms remove -m $name -v "$v" --all > /dev/null 2>&1
-	done
+	pt_dkms_remove_all
 	rm -rf /usr/src/$name-[0-9]*
 	[ -z "$made_noauto" ] || rm -f /etc/dkms/no-autoinstall
 }

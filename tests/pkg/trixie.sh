@@ -8,18 +8,12 @@
 #
 # usage: tests/pkg/trixie.sh [DEB]   (default: make deb into a scratch directory)
 # environment: FB_CACHE (default /var/cache/fuse-backport)
-set -u
-
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
 tap_suite="pkg-trixie"
-# shellcheck source=tests/lib/tap.sh
-. "$top/tests/lib/tap.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/pkg/lib.sh
 . "$top/tests/pkg/lib.sh"
 
 pkg=fuse-backport-dkms
-name=fuse-backport
 root=${FB_CACHE:-/var/cache/fuse-backport}/trixie-root
 
 pt_cleanup() {
