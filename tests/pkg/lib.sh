@@ -18,14 +18,16 @@
 #   pt_tree_missing LIST SRC   the generated DKMS tree is in LIST (a path a
 #                       line) under SRC; what is not goes to $pt_missing
 #   pt_tree_clean LIST SRC     nothing built or foreign under SRC in LIST
-#   pt_fake_headers_deb KVER DIR   build DIR/linux-headers-KVER.deb: the
-#                       headers of an installed Debian 6.1 kernel (its
-#                       -common package stays the real one) under another
-#                       name, whose autoconf.h hides <linux/miscdevice.h>, so
-#                       the required probe HAVE_MISC_DYNAMIC_MINOR fails; its
-#                       postinst runs /etc/kernel/header_postinst.d as
-#                       Debian's does. Sets pt_fake_real (the kernel copied);
-#                       fails when no such kernel is installed
+#   pt_fake_headers_deb KVER DIR [ROOT [GLOB]]   build DIR/linux-headers-KVER.deb:
+#                       the headers of an installed Debian kernel (of ROOT,
+#                       default /; the first /usr/src/linux-headers-GLOB,
+#                       default 6.1.*-amd64, not rt or cloud; its -common
+#                       package stays the real one) under another name, whose
+#                       autoconf.h hides <linux/miscdevice.h>, so the required
+#                       probe HAVE_MISC_DYNAMIC_MINOR fails; its postinst runs
+#                       /etc/kernel/header_postinst.d as Debian's does. Sets
+#                       pt_fake_real (the kernel copied); fails when no such
+#                       kernel is installed
 
 # apt and DKMS on this host are shared with tests/dkms/run.sh and the other
 # package tests: one at a time.
@@ -109,18 +111,20 @@ pt_tree_clean() {
 
 pt_fake_headers_deb() {
 	pt_fake_real=""
-	for d in /usr/src/linux-headers-6.1.*-amd64; do
+	froot=${3:-}
+	for d in "$froot"/usr/src/linux-headers-${4:-6.1.*-amd64}; do
 		case $d in *-rt-* | *-cloud-*) continue ;; esac
-		[ -f "$d/.config" ] && pt_fake_real=${d#/usr/src/linux-headers-}
+		[ -f "$d/.config" ] && pt_fake_real=${d#"$froot"/usr/src/linux-headers-}
 	done
 	[ -n "$pt_fake_real" ] || return 1
-	common=$(dpkg-query -S "/usr/src/linux-headers-$pt_fake_real" 2> /dev/null | sed -n 's/:.*//p' | head -n 1)
-	common=$(dpkg-query -W -f '${Depends}' "$common" 2> /dev/null | tr ',' '\n' |
+	common=$(dpkg-query --admindir="$froot/var/lib/dpkg" -S "/usr/src/linux-headers-$pt_fake_real" 2> /dev/null |
+		sed -n 's/:.*//p' | head -n 1)
+	common=$(dpkg-query --admindir="$froot/var/lib/dpkg" -W -f '${Depends}' "$common" 2> /dev/null | tr ',' '\n' |
 		sed -n 's/^ *\(linux-headers-[^ ]*-common\).*/\1/p' | head -n 1)
 	r=$2/root
 	rm -rf "$r"
 	mkdir -p "$r/DEBIAN" "$r/usr/src" "$r/lib/modules/$1"
-	cp -a "/usr/src/linux-headers-$pt_fake_real" "$r/usr/src/linux-headers-$1" || return 1
+	cp -a "$froot/usr/src/linux-headers-$pt_fake_real" "$r/usr/src/linux-headers-$1" || return 1
 	h=$r/usr/src/linux-headers-$1/include
 	sed -i "s/$pt_fake_real/$1/" "$h/config/kernel.release" "$h/generated/utsrelease.h"
 	printf '\n/* fuse-backport test: these headers lack <linux/miscdevice.h> */\n#define _LINUX_MISCDEVICE_H\n' \
