@@ -71,8 +71,11 @@ in_root() {
 	chroot "$root" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		DEBIAN_FRONTEND=noninteractive "$@"
 }
+# DPkg::Path: apt runs dpkg with PATH=/usr/sbin:/usr/bin:/sbin:/bin, which
+# would hide the root's uname wrapper from the maintainer scripts.
 apt_() {
-	in_root apt-get -q -o Dir::Etc::SourceList=$a/sources.list -o Dir::Etc::SourceParts=$a/none \
+	in_root apt-get -q -o DPkg::Path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		-o Dir::Etc::SourceList=$a/sources.list -o Dir::Etc::SourceParts=$a/none \
 		-o Dir::State::Lists=$a/lists -o Dir::Etc::Preferences=$a/preferences \
 		-o Dir::Etc::PreferencesParts=$a/none -o APT::Sandbox::User=root "$@"
 }
@@ -338,7 +341,7 @@ fake_loaded() {
 	modinfo -F srcversion "$m" > "$root/sys/module/fusebp/srcversion" 2> /dev/null
 }
 transcript() { # LOG: the apt and postinst lines worth keeping
-	grep -E "^(Get|Preparing to unpack|Unpacking|Setting up|$name-dkms:).*fuse-backport" "$1" | sed 's/^/# /'
+	grep -E "^(Get|Preparing to unpack|Unpacking|Setting up).*fuse-backport|^$name-dkms:" "$1" | sed 's/^/# /'
 }
 
 apt_ install -y "$name-dkms=$ver-1" "$name-tools=$ver-1" > "$pt_tmp/apt-in.log" 2>&1
@@ -375,8 +378,8 @@ tap_check $? "apt upgrade: $name-dkms $ver-1 -> $ver2-1 (DKMS has $ver2 only)"
 transcript "$pt_tmp/apt-upg.log"
 [ $rc = 0 ] || pt_log "$pt_tmp/apt-upg.log" 15
 step_module 2-upgrade "$ver2"
-[ "$(cat "$root/var/run/reboot-required" 2> /dev/null)" = '*** System restart required ***' ] &&
-	[ "$(grep -c -x "$name-dkms" "$root/var/run/reboot-required.pkgs" 2> /dev/null)" = 1 ] &&
+[ "$(cat "$root/run/reboot-required" 2> /dev/null)" = '*** System restart required ***' ] &&
+	[ "$(grep -c -x "$name-dkms" "$root/run/reboot-required.pkgs" 2> /dev/null)" = 1 ] &&
 	grep -q "^$name-dkms: the loaded fusebp $ver is older than the installed $ver2" "$pt_tmp/apt-upg.log"
 tap_check $? "fusebp $ver still loaded (fake /sys): the postinst wrote /var/run/reboot-required and .pkgs, one line"
 # A reboot: the upgraded module is the loaded one.
@@ -391,7 +394,7 @@ tap_check $? "rollback: apt install $name-dkms=$ver-1: back at $ver-1 (DKMS has 
 transcript "$pt_tmp/apt-down.log"
 [ $rc = 0 ] || pt_log "$pt_tmp/apt-down.log" 15
 step_module 3-rollback "$ver"
-[ -f "$root/var/run/reboot-required" ] &&
+[ -f "$root/run/reboot-required" ] &&
 	grep -q "^$name-dkms: the loaded fusebp $ver2 is newer than the installed $ver" "$pt_tmp/apt-down.log"
 tap_check $? "fusebp $ver2 loaded: the rollback's postinst asks for a reboot too"
 rm -rf "$root/sys/module" "$root/run/reboot-required" "$root/run/reboot-required.pkgs"
