@@ -105,6 +105,7 @@ section pkg-deb sh tests/pkg/deb.sh
 section pkg-rpm sh tests/pkg/rpm.sh
 section pkg-kmod sh tests/pkg/kmod.sh
 section pkg-secureboot sh tests/pkg/secureboot.sh
+section pkg-reboot sh tests/pkg/reboot.sh
 skipped() {
 	echo "SKIPPED: $1: $2"
 	echo "$1: 0 passed, 0 failed, 1 skipped"
@@ -117,7 +118,7 @@ fi
 if [ "$full" = 1 ]; then
 	section pkg-repo sh tests/pkg/repo.sh
 else
-	section pkg-repo skipped pkg-repo "builds the packages twice (about 10 minutes); FB_CHECK_FULL=1 runs it"
+	section pkg-repo skipped pkg-repo "builds the packages twice and installs them in a chroot; FB_CHECK_FULL=1 runs it"
 fi
 # Every suite on every kernel (stock: see tests/run-vm.sh). On the kernels
 # after the first (Debian 12's 6.1: the same base, built against its own

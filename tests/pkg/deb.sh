@@ -15,18 +15,12 @@
 # whatever happened.
 #
 # usage: tests/pkg/deb.sh      environment: FB_PKG_VM=0  no VM checks
-set -u
-
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
 tap_suite="pkg-deb"
-# shellcheck source=tests/lib/tap.sh
-. "$top/tests/lib/tap.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/pkg/lib.sh
 . "$top/tests/pkg/lib.sh"
 
 pkg=fuse-backport-dkms
-name=fuse-backport
 fake7=7.0.0-fake
 nohdr=6.12.0-fbnohdr-amd64
 gatek=6.1.0-999-fbgate-amd64
@@ -51,9 +45,7 @@ pt_cleanup() {
 				dpkg --purge --force-all "$p" > /dev/null 2>&1
 		fi
 	done
-	for v in $(dkms status -m $name 2> /dev/null | sed -n "s|^$name/\([^,:]*\).*|\1|p" | sort -u); do
-		dkms remove -m $name -v "$v" --all > /dev/null 2>&1
-	done
+	pt_dkms_remove_all
 	rm -rf /usr/src/$name-[0-9]*
 }
 

@@ -5,20 +5,16 @@
 # /lib/modules/KVER/updates/fuse-backport/, depending on that kernel's image;
 # apt install runs depmod (modinfo -k finds it, signed by the DKMS MOK),
 # apt remove takes it away again. The administrator's own key
-# (SIGN_KEY/SIGN_CERT) signs instead when given; the drop-in flavor on a 6.1
-# kernel; a kernel we do not serve stops with one line and exit status 3.
+# (SIGN_KEY/SIGN_CERT) signs instead when given, and is in no package; the
+# drop-in flavor on a 6.1 kernel; a kernel we do not serve stops with one
+# line and exit status 3.
 # The meta package fuse-backport-modules-FLAVOUR depends on the kernel's
 # modules package; packaging is reproducible (SOURCE_DATE_EPOCH), shown by
 # packaging again from the same build (the compile itself is not repeated).
 #
 # usage: tests/pkg/kmod.sh [KVER]      (default 6.12.95+deb12-amd64)
-set -u
-
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
 tap_suite="pkg-kmod"
-# shellcheck source=tests/lib/tap.sh
-. "$top/tests/lib/tap.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/pkg/lib.sh
 . "$top/tests/pkg/lib.sh"
 
@@ -140,6 +136,17 @@ done
 [ "$s" = "fuse-backport test signing key" ]
 tap_check $? "SIGN_KEY/SIGN_CERT: signed with the given key (signer: ${s:-none})"
 [ $rc = 0 ] || pt_log "$pt_tmp/own.log"
+# The key stays where the packages are built: no file of either package
+# holds it (or any PEM private key), nor is one named like a key.
+leak=""
+for f in "$pt_tmp"/own/*.deb; do
+	[ -f "$f" ] || continue
+	dpkg-deb --fsys-tarfile "$f" | tar -xOf - | grep -a -q -e 'PRIVATE KEY-----' -e "$(sed -n 2p "$pt_tmp/key.pem")" &&
+		leak="$leak ${f##*/}"
+	dpkg-deb -c "$f" | grep -E -q '\.(key|pem|priv|p8|p12)$' && leak="$leak ${f##*/}(name)"
+done
+[ $rc = 0 ] && [ -z "$leak" ]
+tap_check $? "no private key in the packages built with SIGN_KEY${leak:+:$leak}"
 
 # The drop-in flavor: the first 6.1 kernel with headers.
 k61=""

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=sh
-# fuse-backport: what the package lifecycle tests share. Sourced after
-# tests/lib/tap.sh, with $top set.
+# fuse-backport: what the package lifecycle tests share. Sourced first thing,
+# with $top (the checkout) and $tap_suite set: it sets -u, goes to $top,
+# sources tests/lib/tap.sh and sets $name (the DKMS module name).
 #
 #   pt_init NAME        root and tools check (else everything is a skip),
 #                       the host lock, a scratch directory $pt_tmp, cleanup
@@ -11,22 +12,32 @@
 #   pt_mok_cn           CN of the DKMS MOK certificate (the signer DKMS uses)
 #   pt_cn CERT          CN of a certificate (DER or PEM)
 #   pt_deb_state PKG    dpkg's status of PKG ("not-installed" when unknown)
+#   pt_dkms_remove_all  every version of ours out of DKMS ($pt_dkms: how dkms
+#                       is run, default "dkms"; e.g. "chroot ROOT dkms");
+#                       /usr/src trees stay (the caller knows whose they are)
 #   pt_tree_missing LIST SRC   the generated DKMS tree is in LIST (a path a
 #                       line) under SRC; what is not goes to $pt_missing
 #   pt_tree_clean LIST SRC     nothing built or foreign under SRC in LIST
-#   pt_fake_headers_deb KVER DIR   build DIR/linux-headers-KVER.deb: the
-#                       headers of an installed Debian 6.1 kernel (its
-#                       -common package stays the real one) under another
-#                       name, whose autoconf.h hides <linux/miscdevice.h>, so
-#                       the required probe HAVE_MISC_DYNAMIC_MINOR fails; its
-#                       postinst runs /etc/kernel/header_postinst.d as
-#                       Debian's does. Sets pt_fake_real (the kernel copied);
-#                       fails when no such kernel is installed
+#   pt_fake_headers_deb KVER DIR [ROOT [GLOB]]   build DIR/linux-headers-KVER.deb:
+#                       the headers of an installed Debian kernel (of ROOT,
+#                       default /; the first /usr/src/linux-headers-GLOB,
+#                       default 6.1.*-amd64, not rt or cloud; its -common
+#                       package stays the real one) under another name, whose
+#                       autoconf.h hides <linux/miscdevice.h>, so the required
+#                       probe HAVE_MISC_DYNAMIC_MINOR fails; its postinst runs
+#                       /etc/kernel/header_postinst.d as Debian's does. Sets
+#                       pt_fake_real (the kernel copied); fails when no such
+#                       kernel is installed
 
 # apt and DKMS on this host are shared with tests/dkms/run.sh and the other
 # package tests: one at a time.
 pt_lock=/var/lock/fuse-backport-dkms.lock
 top=${top:?tests/pkg/lib.sh needs top set}
+set -u
+cd "$top" || exit 1
+# shellcheck source=tests/lib/tap.sh
+. "$top/tests/lib/tap.sh"
+name=fuse-backport
 
 pt_init() {
 	pt_name=$1
@@ -78,6 +89,12 @@ pt_deb_state() {
 	esac
 }
 
+pt_dkms_remove_all() {
+	for v in $(${pt_dkms:-dkms} status -m $name 2> /dev/null | sed -n "s|^$name/\([^,:]*\).*|\1|p" | sort -u); do
+		${pt_dkms:-dkms} remove -m $name -v "$v" --all > /dev/null 2>&1
+	done
+}
+
 pt_tree_missing() {
 	pt_missing=""
 	for f in dkms.conf LICENSE scripts/build.sh scripts/flavor.sh backports/6.12/pin src/Kbuild \
@@ -94,18 +111,20 @@ pt_tree_clean() {
 
 pt_fake_headers_deb() {
 	pt_fake_real=""
-	for d in /usr/src/linux-headers-6.1.*-amd64; do
+	froot=${3:-}
+	for d in "$froot"/usr/src/linux-headers-${4:-6.1.*-amd64}; do
 		case $d in *-rt-* | *-cloud-*) continue ;; esac
-		[ -f "$d/.config" ] && pt_fake_real=${d#/usr/src/linux-headers-}
+		[ -f "$d/.config" ] && pt_fake_real=${d#"$froot"/usr/src/linux-headers-}
 	done
 	[ -n "$pt_fake_real" ] || return 1
-	common=$(dpkg-query -S "/usr/src/linux-headers-$pt_fake_real" 2> /dev/null | sed -n 's/:.*//p' | head -n 1)
-	common=$(dpkg-query -W -f '${Depends}' "$common" 2> /dev/null | tr ',' '\n' |
+	common=$(dpkg-query --admindir="$froot/var/lib/dpkg" -S "/usr/src/linux-headers-$pt_fake_real" 2> /dev/null |
+		sed -n 's/:.*//p' | head -n 1)
+	common=$(dpkg-query --admindir="$froot/var/lib/dpkg" -W -f '${Depends}' "$common" 2> /dev/null | tr ',' '\n' |
 		sed -n 's/^ *\(linux-headers-[^ ]*-common\).*/\1/p' | head -n 1)
 	r=$2/root
 	rm -rf "$r"
 	mkdir -p "$r/DEBIAN" "$r/usr/src" "$r/lib/modules/$1"
-	cp -a "/usr/src/linux-headers-$pt_fake_real" "$r/usr/src/linux-headers-$1" || return 1
+	cp -a "$froot/usr/src/linux-headers-$pt_fake_real" "$r/usr/src/linux-headers-$1" || return 1
 	h=$r/usr/src/linux-headers-$1/include
 	sed -i "s/$pt_fake_real/$1/" "$h/config/kernel.release" "$h/generated/utsrelease.h"
 	printf '\n/* fuse-backport test: these headers lack <linux/miscdevice.h> */\n#define _LINUX_MISCDEVICE_H\n' \

@@ -3,56 +3,55 @@
 # Signed repositories (make repo, scripts/repo.sh) with a throw-away GnuPG
 # key, and the rollout steps of the README's runbook against them.
 #
-# apt, on this host (not a chroot) with apt's lists, sources and preferences
-# pointed at a scratch directory, so that only our repository is seen, and
-# with /etc/dkms/no-autoinstall present so that the postinst registers the
-# module with DKMS but builds nothing (the build on install and upgrade is
-# tests/pkg/deb.sh's): apt update checks the Release signature through
-# Signed-By (a wrong key is refused); install of the older build, apt-mark
-# hold and a pin keep it through apt upgrade, upgrade to the newer build,
-# rollback with apt install fuse-backport-dkms=<older>.
+# apt, in a Debian 12 root (a chroot kept in FB_CACHE/bookworm-repo-root,
+# made by debootstrap at the first run: dkms, openssl and the kernel
+# headers of bookworm-backports' linux-headers-amd64, with the kernel image
+# they depend on), with apt's sources, lists and preferences pointed at a
+# directory in the root, so that only our repository is seen: apt update
+# checks the Release signature through Signed-By (a wrong key is refused);
+# install of the older build, apt-mark hold and a pin keep it through apt
+# upgrade, upgrade to the newer build, rollback with apt install
+# fuse-backport-dkms=<older>. Each step leaves DKMS's fusebp.ko built,
+# installed and signed with the root's DKMS key (modinfo signer); in one VM
+# booting that kernel the three modules load one after the other. The
+# root's uname -r says its kernel (a wrapper in /usr/local/bin) and its /sys
+# is a plain directory where the test FAKES a loaded module
+# (/sys/module/fusebp/version, srcversion): the postinst's reboot-required
+# note after the upgrade (older loaded) and the rollback (newer loaded).
+# Central signing: the prebuilt-module .deb of that kernel, signed with an
+# operator key on the build side (make kmod-deb SIGN_KEY= SIGN_CERT=),
+# published next to the others and installed in the root through the
+# flavour's meta package: the module's signer is the operator certificate's,
+# and no package of the repository holds a private key.
 #
 # dnf, with dnf --installroot on a scratch root: the repository's packages
 # and repomd.xml are signed (gpgcheck, repo_gpgcheck); install, upgrade,
-# downgrade. Stubbed: what our packages require (dkms, kernel-devel, bash,
-# make, libc) comes from one empty rpm that provides those names, in an
-# unsigned local repository; scriptlets do not run (tsflags=noscripts: the
-# scratch root has no shell); tests/pkg/rpm.sh runs them.
+# downgrade, versionlock (dnf-plugins-core). Stubbed: what our packages
+# require (dkms, kernel-devel, bash, make, libc) comes from one empty rpm
+# that provides those names, in an unsigned local repository; scriptlets do
+# not run (tsflags=noscripts: the scratch root has no shell);
+# tests/pkg/rpm.sh runs them.
 #
 # usage: tests/pkg/repo.sh
-set -u
-
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
 tap_suite="pkg-repo"
-# shellcheck source=tests/lib/tap.sh
-. "$top/tests/lib/tap.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/pkg/lib.sh
 . "$top/tests/pkg/lib.sh"
 
-name=fuse-backport
-made_noauto=""
-host_touched=""
+root=${FB_CACHE:-/var/cache/fuse-backport}/bookworm-repo-root
 
 pt_cleanup() {
 	[ -z "${GNUPGHOME:-}" ] || gpgconf --kill gpg-agent > /dev/null 2>&1
-	[ -n "$host_touched" ] || return 0
-	for p in $name-dkms $name-tools; do
-		apt-mark unhold "$p" > /dev/null 2>&1
-		[ "$(pt_deb_state "$p")" = not-installed ] || dpkg --purge "$p" > /dev/null 2>&1
+	[ -d "$root/usr" ] || return 0
+	for m in dev/pts dev proc; do
+		mountpoint -q "$root/$m" 2> /dev/null && umount -l "$root/$m"
 	done
-	for v in $(dkms status -m $name 2> /dev/null | sed -n "s|^$name/\([^,:]*\).*|\1|p" | sort -u); do
-		dkms remove -m $name -v "$v" --all > /dev/null 2>&1
-	done
-	rm -rf /usr/src/$name-[0-9]*
-	[ -z "$made_noauto" ] || rm -f /etc/dkms/no-autoinstall
+	rm -rf "$root/sys/module" "$root/run/reboot-required" "$root/run/reboot-required.pkgs" "$root/srv/fb-repo"
 }
 
-# The builds, the repositories and dnf touch nothing of the host's: the
-# shared lock (tests/pkg/lib.sh) is taken only for the apt part, below.
+# Nothing of the host's dpkg or DKMS is touched: a lock of its own.
 pt_lock=${TMPDIR:-/tmp}/fb-pkg-repo.lock
-pt_init "signed repositories" aptly createrepo_c rpmsign gpg apt-get dpkg-buildpackage rpmbuild
-rm -f "$pt_lock"
+pt_init "signed repositories" aptly createrepo_c rpmsign gpg apt-get dpkg-buildpackage rpmbuild debootstrap openssl
 ver=$(pt_version)
 
 # --- the key, and two builds ---------------------------------------------------
@@ -64,6 +63,70 @@ gpg --batch --check-trustdb > /dev/null 2>&1
 fpr=$(gpg --batch --with-colons --list-secret-keys | awk -F: '$1 == "fpr" { print $10; exit }')
 [ -n "$fpr" ]
 tap_check $? "a throw-away signing key ($fpr)"
+
+# --- the Debian 12 root (apt's part is below) -----------------------------------
+a=/srv/fb-apt
+vmdir=${FB_OUT:-/tmp/fb-vm}/pkg-repo
+in_root() {
+	chroot "$root" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		DEBIAN_FRONTEND=noninteractive "$@"
+}
+# DPkg::Path: apt runs dpkg with PATH=/usr/sbin:/usr/bin:/sbin:/bin, which
+# would hide the root's uname wrapper from the maintainer scripts.
+apt_() {
+	in_root apt-get -q -o DPkg::Path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		-o Dir::Etc::SourceList=$a/sources.list -o Dir::Etc::SourceParts=$a/none \
+		-o Dir::State::Lists=$a/lists -o Dir::Etc::Preferences=$a/preferences \
+		-o Dir::Etc::PreferencesParts=$a/none -o APT::Sandbox::User=root "$@"
+}
+# shellcheck disable=SC2016 # a dpkg-query format
+v_() { in_root dpkg-query -W -f '${Version}' "$1" 2> /dev/null; }
+mounts() {
+	mountpoint -q "$root/proc" || mount -t proc proc "$root/proc"
+	mountpoint -q "$root/dev" || mount --bind /dev "$root/dev"
+}
+# The root: bookworm minbase, dkms, openssl (DKMS makes its MOK with it) and
+# one kernel's headers: bookworm-backports' linux-headers-amd64 (6.12), no
+# recommends (dkms's would pull a second kernel's). The host's apt cache,
+# hard-linked into the root's, saves downloads.
+if [ ! -x "$root/usr/sbin/dkms" ] || [ ! -f "$root/etc/fb-test-kernel" ]; then
+	pt_cleanup
+	rm -rf --one-file-system "$root"
+	mkdir -p "$root"
+	sh scripts/apt-suites.sh > /dev/null 2>&1
+	mirror=$(sed -n 's/^URIs: //p' /etc/apt/sources.list.d/fuse-backport-extra.sources 2> /dev/null | head -n 1)
+	debootstrap --variant=minbase bookworm "$root" "$mirror" > "$pt_tmp/root.log" 2>&1
+	rc=$?
+	if [ $rc = 0 ]; then
+		echo "deb $mirror bookworm-backports main" > "$root/etc/apt/sources.list.d/backports.list"
+		mounts
+		cp -al /var/cache/apt/archives/*.deb "$root/var/cache/apt/archives/" 2> /dev/null
+		{ in_root apt-get update -q && in_root apt-get install -y -q --no-install-recommends \
+			dkms openssl linux-headers-amd64/bookworm-backports; } >> "$pt_tmp/root.log" 2>&1
+		rc=$?
+		in_root apt-get clean
+	fi
+	rk=$(cd "$root/lib/modules" 2> /dev/null && for d in *; do [ -e "$d/build/include" ] && echo "$d"; done)
+	[ $rc = 0 ] && [ "$(echo "$rk" | grep -c .)" = 1 ]
+	rc=$?
+	tap_check $rc "a Debian 12 root with dkms and one kernel's headers (${rk:-none}) (debootstrap)"
+	if [ $rc != 0 ]; then
+		pt_log "$pt_tmp/root.log"
+		pt_cleanup
+		rm -rf --one-file-system "$root"
+		tap_done
+		exit
+	fi
+	# uname -r in the root says its kernel: the one the postinst (and dkms)
+	# takes for the running one, the one of the fake /sys/module.
+	echo "$rk" > "$root/etc/fb-test-kernel"
+	printf '#!/bin/sh\n[ "$*" = -r ] && exec cat /etc/fb-test-kernel\nexec /bin/uname "$@"\n' > "$root/usr/local/bin/uname"
+	chmod 755 "$root/usr/local/bin/uname"
+fi
+mounts
+rk=$(cat "$root/etc/fb-test-kernel")
+# shellcheck disable=SC2016 # a dpkg-query format
+tap_diag "Debian 12 root: dkms $(in_root dpkg-query -W -f '${Version}' dkms), kernel headers $rk"
 
 ver2=${ver%fb*}fb$((${ver##*fb} + 1))
 build() { # DIR VERSION
@@ -101,6 +164,29 @@ ls "$pt_tmp"/b1/pkg/*.deb "$pt_tmp"/b2/pkg/*.deb "$pt_tmp"/b1/pkg/*.rpm "$pt_tmp
 tap_check $? "builds $ver and $ver2: .deb and .rpm of $name-dkms and $name-tools"
 [ $rc = 0 ] || { pt_log "$pt_tmp/b2/deb.log"; pt_log "$pt_tmp/b2/rpm.log"; }
 
+# --- central signing: the operator's module key stays on the build side -----------
+# The prebuilt modules of the root's kernel, signed with a throw-away
+# "fleet" key made here (make kmod-deb SIGN_KEY= SIGN_CERT=), published with
+# the older build: hosts install them from the repository and get no key.
+kmod=""
+keyline=""
+if [ -f "/lib/modules/$rk/build/.config" ]; then
+	mkdir -p "$pt_tmp/fleet"
+	openssl req -new -x509 -nodes -days 2 -subj "/CN=fuse-backport test fleet key" -newkey rsa:2048 \
+		-keyout "$pt_tmp/fleet/key.pem" -outform DER -out "$pt_tmp/fleet/cert.der" > /dev/null 2>&1
+	keyline=$(sed -n 2p "$pt_tmp/fleet/key.pem")
+	make -s import > "$pt_tmp/import.log" 2>&1 &&
+		OUT=$pt_tmp/b1/pkg SIGN_KEY=$pt_tmp/fleet/key.pem SIGN_CERT=$pt_tmp/fleet/cert.der \
+			sh scripts/kmod-deb.sh "$rk" > "$pt_tmp/kmod.log" 2>&1
+	rc=$?
+	rm -rf "$pt_tmp/b1/pkg/kmod-work"
+	[ $rc = 0 ] && [ -f "$pt_tmp/b1/pkg/$name-modules-${rk}_$ver-1_amd64.deb" ] && kmod=1
+	tap_check $rc "make kmod-deb KVER=$rk SIGN_KEY=<fleet key> SIGN_CERT=<fleet cert>, on the build side"
+	[ $rc = 0 ] || pt_log "$pt_tmp/kmod.log"
+else
+	tap_skip "the prebuilt modules signed centrally" "no headers of $rk on this host (linux-headers-$rk)"
+fi
+
 # --- make repo, twice: the second adds the newer build ------------------------
 repo=$pt_tmp/repo
 REPO_KEY=$fpr PKG=$pt_tmp/b1/pkg OUT=$repo sh scripts/repo.sh > "$pt_tmp/repo1.log" 2>&1 &&
@@ -114,6 +200,21 @@ tap_check $? "apt: InRelease signed, both versions of $name-dkms in Packages ($n
 gpg --batch --verify "$repo/rpm/repodata/repomd.xml.asc" "$repo/rpm/repodata/repomd.xml" > /dev/null 2>&1 &&
 	rpm -qp --qf '%{SIGPGP:pgpsig}%{RSAHEADER:pgpsig}\n' "$repo"/rpm/$name-dkms-*.rpm 2> /dev/null | grep -q -i "${fpr#????????????????????????}"
 tap_check $? "rpm: repomd.xml.asc verifies, the packages carry our key's signature"
+# No package of the repository holds a private key (the fleet key's, the
+# repository's, DKMS's: any PEM private key, or a line of the fleet key).
+bad=""
+for f in $(find "$repo/apt/pool" "$repo/rpm" -name '*.deb' -o -name '*.rpm' | sort); do
+	case $f in
+	*.deb) c() { dpkg-deb --fsys-tarfile "$f" | tar -xOf -; } ;;
+	*) c() { rpm2cpio "$f" | cpio -i --quiet --to-stdout 2> /dev/null; } ;;
+	esac
+	if c | grep -a -q -e 'PRIVATE KEY-----' ${keyline:+-e "$keyline"}; then
+		bad="$bad ${f##*/}"
+	fi
+done
+n=$(find "$repo/apt/pool" "$repo/rpm" -name '*.deb' -o -name '*.rpm' | grep -c .)
+[ -z "$bad" ] && [ "$n" -ge 8 ]
+tap_check $? "no private key in any of the repository's $n packages${bad:+:$bad}"
 
 # --- dnf ------------------------------------------------------------------------
 dnf_part() {
@@ -164,11 +265,23 @@ rc=$?
 tap_check $? "dnf downgrade $name-dkms-$ver: back at $ver"
 grep -E -i 'Downgrading *:.*fuse-backport|Downgraded:|fuse-backport-(dkms|tools)-[0-9]' "$pt_tmp/dnf-down.log" | sort -u | sed 's/^/# /'
 [ $rc = 0 ] || pt_log "$pt_tmp/dnf-down.log" 15
-if dnf_ versionlock --help > /dev/null 2>&1; then
-	dnf_ versionlock add $name-dkms > /dev/null 2>&1
-	dnf_ upgrade > "$pt_tmp/dnf-lock.log" 2>&1
-	[ "$(q_ $name-dkms)" = "$ver" ]
-	tap_check $? "dnf versionlock add $name-dkms: dnf upgrade leaves it at $ver"
+# versionlock (dnf-plugins-core): its list in the scratch directory, not
+# the host's /etc/dnf/plugins.
+mkdir -p "$pt_tmp/dnfplugins"
+printf '[main]\nenabled = 1\nlocklist = %s\n' "$pt_tmp/versionlock.list" > "$pt_tmp/dnfplugins/versionlock.conf"
+: > "$pt_tmp/versionlock.list"
+dnfl_() { dnf_ --setopt=pluginconfpath="$pt_tmp/dnfplugins" "$@"; }
+if dnfl_ versionlock --help > /dev/null 2>&1; then
+	dnfl_ versionlock add $name-dkms > "$pt_tmp/dnf-lock.log" 2>&1
+	dnfl_ upgrade >> "$pt_tmp/dnf-lock.log" 2>&1
+	[ "$(q_ $name-dkms)" = "$ver" ] && [ "$(q_ $name-tools)" = "$ver2" ] && grep -q "$name-dkms" "$pt_tmp/versionlock.list"
+	tap_check $? "dnf versionlock add $name-dkms: dnf upgrade leaves it at $ver (tools to $(q_ $name-tools))"
+	sed 's/^/# /' "$pt_tmp/versionlock.list"
+	[ "$(q_ $name-dkms)" = "$ver" ] || pt_log "$pt_tmp/dnf-lock.log" 15
+	dnfl_ versionlock delete $name-dkms > /dev/null 2>&1
+	dnfl_ upgrade > "$pt_tmp/dnf-unlock.log" 2>&1
+	[ "$(q_ $name-dkms)" = "$ver2" ]
+	tap_check $? "dnf versionlock delete $name-dkms: dnf upgrade takes it to $ver2"
 else
 	tap_skip "dnf versionlock" "the versionlock plugin (dnf-plugins-core) is not installed"
 fi
@@ -179,84 +292,152 @@ else
 	tap_skip "dnf --installroot install, upgrade, downgrade" "no dnf (apt install dnf)"
 fi
 
-# The host's dpkg and DKMS from here on: the lock the package tests share.
-exec 8>> /var/lock/fuse-backport-dkms.lock
-flock 8
-host_touched=1
-if [ "$(pt_deb_state $name-dkms)" != not-installed ] || [ "$(pt_deb_state $name-tools)" != not-installed ]; then
-	pt_cleanup
-fi
-# --- apt ------------------------------------------------------------------------
-a=$pt_tmp/apt
-mkdir -p "$a/lists/partial" "$a/none"
-echo "deb [signed-by=$repo/fuse-backport.gpg] file:$repo/apt bookworm main" > "$a/sources.list"
-: > "$a/preferences"
-apt_() {
-	DEBIAN_FRONTEND=noninteractive apt-get -q -o Dir::Etc::SourceList="$a/sources.list" \
-		-o Dir::Etc::SourceParts="$a/none" -o Dir::State::Lists="$a/lists" \
-		-o Dir::Etc::Preferences="$a/preferences" -o Dir::Etc::PreferencesParts="$a/none" \
-		-o APT::Sandbox::User=root "$@"
-}
-v_() { dpkg-query -W -f '${Version}' "$1" 2> /dev/null; }
+# --- apt, in the Debian 12 root ------------------------------------------------
+# Whatever an interrupted run left in the root goes first.
+# shellcheck disable=SC2016 # a dpkg-query format
+for p in $(in_root dpkg-query -W -f '${Package}\n' "$name-*" 2> /dev/null); do
+	in_root dpkg --purge --force-all "$p" > /dev/null 2>&1
+	in_root apt-mark unhold "$p" > /dev/null 2>&1
+done
+pt_dkms="chroot $root dkms" pt_dkms_remove_all
+rm -rf "$root/usr/src/$name"-[0-9]* "$root/sys/module" "$root/run/reboot-required" "$root/run/reboot-required.pkgs"
+
+mkdir -p "$root$a/lists/partial" "$root$a/none" "$root/srv/fb-repo"
+cp -a "$repo/." "$root/srv/fb-repo/"
+echo "deb [signed-by=/usr/share/keyrings/fuse-backport.gpg] file:/srv/fb-repo/apt bookworm main" > "$root$a/sources.list"
+: > "$root$a/preferences"
 # A key that did not sign it is refused.
 gpg --batch --passphrase '' --quick-gen-key "other <other@fuse-backport.invalid>" rsa3072 sign never > /dev/null 2>&1
-gpg --batch --export other@fuse-backport.invalid > "$pt_tmp/other.gpg"
-sed "s|$repo/fuse-backport.gpg|$pt_tmp/other.gpg|" "$a/sources.list" > "$a/sources.other"
-apt_ -o Dir::Etc::SourceList="$a/sources.other" update > "$pt_tmp/apt-bad.log" 2>&1
+gpg --batch --export other@fuse-backport.invalid > "$root/usr/share/keyrings/fuse-backport.gpg"
+apt_ update > "$pt_tmp/apt-bad.log" 2>&1
 grep -q -e NO_PUBKEY -e 'is not signed' "$pt_tmp/apt-bad.log"
 tap_check $? "apt update with another key in Signed-By: refused ($(grep -o -m 1 'NO_PUBKEY [0-9A-F]*\|is not signed' "$pt_tmp/apt-bad.log"))"
-rm -rf "$a/lists"
-mkdir -p "$a/lists/partial"
+rm -rf "$root$a/lists"
+mkdir -p "$root$a/lists/partial"
+install -m 644 "$repo/fuse-backport.gpg" "$root/usr/share/keyrings/fuse-backport.gpg"
 apt_ update > "$pt_tmp/apt-up.log" 2>&1
 rc=$?
 [ $rc = 0 ] && ! grep -q -e '^W:' -e '^E:' "$pt_tmp/apt-up.log"
 tap_check $? "apt update with Signed-By our key: no error, no warning"
 [ $rc = 0 ] || pt_log "$pt_tmp/apt-up.log"
 
-if [ ! -e /etc/dkms/no-autoinstall ]; then
-	mkdir -p /etc/dkms && : > /etc/dkms/no-autoinstall && made_noauto=1
-fi
+rm -rf "$vmdir"
+mkdir -p "$vmdir"
+# step_module LABEL VERSION: DKMS built and installed VERSION for the
+# root's kernel, signed with the root's DKMS key; kept for the VM as LABEL.
+step_module() {
+	m=$(find "$root/lib/modules/$rk/updates/dkms" -name 'fusebp.ko*' 2> /dev/null | head -n 1)
+	v=$(modinfo -F version "$m" 2> /dev/null)
+	sg=$(modinfo -F signer "$m" 2> /dev/null)
+	in_root dkms status -m $name -v "$2" -k "$rk" 2> /dev/null | grep -q ': installed' && [ "$v" = "$2" ] &&
+		[ -n "$sg" ] && [ "$sg" = "$(pt_cn "$root/var/lib/dkms/mok.pub")" ] && cp "$m" "$vmdir/$1-${m##*/}"
+	tap_check $? "$1: fusebp ${v:-missing} built and installed by DKMS for $rk, signed (signer: ${sg:-none})"
+}
+# fake_loaded VERSION: the root's /sys says our fusebp VERSION is loaded
+# (the module file of that version as the source of its srcversion).
+fake_loaded() {
+	mkdir -p "$root/sys/module/fusebp"
+	echo "$1" > "$root/sys/module/fusebp/version"
+	modinfo -F srcversion "$m" > "$root/sys/module/fusebp/srcversion" 2> /dev/null
+}
+transcript() { # LOG: the apt and postinst lines worth keeping
+	grep -E "^(Get|Preparing to unpack|Unpacking|Setting up).*fuse-backport|^$name-dkms:" "$1" | sed 's/^/# /'
+}
+
 apt_ install -y "$name-dkms=$ver-1" "$name-tools=$ver-1" > "$pt_tmp/apt-in.log" 2>&1
 rc=$?
 [ $rc = 0 ] && [ "$(v_ $name-dkms)" = "$ver-1" ] && [ "$(v_ $name-tools)" = "$ver-1" ] &&
-	dkms status -m $name -v "$ver" | grep -q .
-tap_check $? "apt install $name-dkms=$ver-1 $name-tools=$ver-1 from the repository (DKMS has $ver)"
-grep -E '^(Get|Setting up).*fuse-backport' "$pt_tmp/apt-in.log" | sed 's/^/# /'
-[ $rc = 0 ] || pt_log "$pt_tmp/apt-in.log"
-fuse-backport --version > "$pt_tmp/tv" 2>&1
+	! grep -q "$name-dkms: the loaded" "$pt_tmp/apt-in.log"
+tap_check $? "apt install $name-dkms=$ver-1 $name-tools=$ver-1 from the repository (nothing loaded: no reboot note)"
+transcript "$pt_tmp/apt-in.log"
+[ $rc = 0 ] || pt_log "$pt_tmp/apt-in.log" 15
+step_module 1-install "$ver"
+fake_loaded "$ver"
+in_root fuse-backport --version > "$pt_tmp/tv" 2>&1
 grep -q "$ver" "$pt_tmp/tv"
 tap_check $? "fuse-backport --version from the package: $(head -n 1 "$pt_tmp/tv")"
 
 # Staged rollout: hold, then a pin.
-apt-mark hold $name-dkms > /dev/null
+in_root apt-mark hold $name-dkms > /dev/null
 apt_ upgrade -y > "$pt_tmp/apt-hold.log" 2>&1
 [ "$(v_ $name-dkms)" = "$ver-1" ] && [ "$(v_ $name-tools)" = "$ver2-1" ]
 tap_check $? "apt-mark hold $name-dkms: apt upgrade leaves it at $ver-1 (tools to $(v_ $name-tools))"
-apt-mark unhold $name-dkms > /dev/null
-printf 'Package: %s-dkms\nPin: version %s-1\nPin-Priority: 1001\n' $name "$ver" > "$a/preferences"
-cand=$(apt_ -o Dir::Etc::Preferences="$a/preferences" install -s $name-dkms 2>&1 | sed -n "s/^Inst $name-dkms .*(\([^ ]*\) .*/\1/p")
+in_root apt-mark unhold $name-dkms > /dev/null
+printf 'Package: %s-dkms\nPin: version %s-1\nPin-Priority: 1001\n' $name "$ver" > "$root$a/preferences"
+cand=$(apt_ install -s $name-dkms 2>&1 | sed -n "s/^Inst $name-dkms .*(\([^ ]*\) .*/\1/p")
 apt_ upgrade -y > "$pt_tmp/apt-pin.log" 2>&1
 [ "$(v_ $name-dkms)" = "$ver-1" ] && [ -z "$cand" ]
 tap_check $? "a pin (Pin: version $ver-1, priority 1001): apt upgrade keeps $ver-1"
-: > "$a/preferences"
+: > "$root$a/preferences"
 
 apt_ upgrade -y > "$pt_tmp/apt-upg.log" 2>&1
 rc=$?
-[ $rc = 0 ] && [ "$(v_ $name-dkms)" = "$ver2-1" ] && dkms status -m $name -v "$ver2" | grep -q . &&
-	! dkms status -m $name -v "$ver" | grep -q .
+[ $rc = 0 ] && [ "$(v_ $name-dkms)" = "$ver2-1" ] && in_root dkms status -m $name -v "$ver2" | grep -q . &&
+	! in_root dkms status -m $name -v "$ver" | grep -q .
 tap_check $? "apt upgrade: $name-dkms $ver-1 -> $ver2-1 (DKMS has $ver2 only)"
-grep -E '^(Get|Preparing to unpack|Unpacking|Setting up).*fuse-backport-dkms' "$pt_tmp/apt-upg.log" | sed 's/^/# /'
-[ $rc = 0 ] || pt_log "$pt_tmp/apt-upg.log"
+transcript "$pt_tmp/apt-upg.log"
+[ $rc = 0 ] || pt_log "$pt_tmp/apt-upg.log" 15
+step_module 2-upgrade "$ver2"
+[ "$(cat "$root/run/reboot-required" 2> /dev/null)" = '*** System restart required ***' ] &&
+	[ "$(grep -c -x "$name-dkms" "$root/run/reboot-required.pkgs" 2> /dev/null)" = 1 ] &&
+	grep -q "^$name-dkms: the loaded fusebp $ver is older than the installed $ver2" "$pt_tmp/apt-upg.log"
+tap_check $? "fusebp $ver still loaded (fake /sys): the postinst wrote /var/run/reboot-required and .pkgs, one line"
+# A reboot: the upgraded module is the loaded one.
+rm -f "$root/run/reboot-required" "$root/run/reboot-required.pkgs"
+fake_loaded "$ver2"
 
 apt_ install -y --allow-downgrades "$name-dkms=$ver-1" "$name-tools=$ver-1" > "$pt_tmp/apt-down.log" 2>&1
 rc=$?
 [ $rc = 0 ] && [ "$(v_ $name-dkms)" = "$ver-1" ] && [ "$(v_ $name-tools)" = "$ver-1" ] &&
-	dkms status -m $name -v "$ver" | grep -q . && ! dkms status -m $name -v "$ver2" | grep -q .
+	in_root dkms status -m $name -v "$ver" | grep -q . && ! in_root dkms status -m $name -v "$ver2" | grep -q .
 tap_check $? "rollback: apt install $name-dkms=$ver-1: back at $ver-1 (DKMS has $ver only)"
-grep -E '^(Get|Unpacking|Setting up).*fuse-backport' "$pt_tmp/apt-down.log" | sed 's/^/# /'
-[ $rc = 0 ] || pt_log "$pt_tmp/apt-down.log"
+transcript "$pt_tmp/apt-down.log"
+[ $rc = 0 ] || pt_log "$pt_tmp/apt-down.log" 15
+step_module 3-rollback "$ver"
+[ -f "$root/run/reboot-required" ] &&
+	grep -q "^$name-dkms: the loaded fusebp $ver2 is newer than the installed $ver" "$pt_tmp/apt-down.log"
+tap_check $? "fusebp $ver2 loaded: the rollback's postinst asks for a reboot too"
+rm -rf "$root/sys/module" "$root/run/reboot-required" "$root/run/reboot-required.pkgs"
+
 apt_ purge -y $name-dkms $name-tools > "$pt_tmp/apt-purge.log" 2>&1
-[ "$(pt_deb_state $name-dkms)" = not-installed ] && ! dkms status -m $name | grep -q .
+[ "$(v_ $name-dkms)" = "" ] && ! in_root dkms status -m $name | grep -q . &&
+	[ -z "$(find "$root/lib/modules/$rk" -name 'fusebp.ko*' 2> /dev/null)" ]
 tap_check $? "apt purge: nothing of ours left"
+
+# --- central signing: the prebuilt modules, signed on the build side -------------
+if [ -n "$kmod" ]; then
+	flavour=$(echo "$rk" | sed 's/^[0-9][^-]*-\([0-9][0-9]*-\)\{0,1\}//')
+	apt_ install -y "$name-modules-$flavour" > "$pt_tmp/apt-kmod.log" 2>&1
+	rc=$?
+	f=$(in_root modinfo -k "$rk" -F filename fusebp 2> /dev/null)
+	sg=$(modinfo -F signer "$root$f" 2> /dev/null)
+	[ $rc = 0 ] && [ "$(v_ "$name-modules-$rk")" = "$ver-1" ] && [ "$sg" = "fuse-backport test fleet key" ]
+	tap_check $? "apt install $name-modules-$flavour: $name-modules-$rk, $f signed by the operator's certificate (signer: ${sg:-none})"
+	transcript "$pt_tmp/apt-kmod.log"
+	[ $rc = 0 ] || pt_log "$pt_tmp/apt-kmod.log" 15
+	keys=""
+	for p in "$name-modules-$rk" "$name-modules-$flavour"; do
+		for x in $(in_root dpkg -L "$p" 2> /dev/null); do
+			[ -f "$root$x" ] || continue
+			case $x in *.key | *.pem | *.priv | *.p12 | *.p8) keys="$keys $x" ;; esac
+			grep -a -q -e 'PRIVATE KEY-----' -e "$keyline" "$root$x" && keys="$keys $x"
+		done
+	done
+	[ -z "$keys" ]
+	tap_check $? "the host got no key: no file of the two packages is or holds a private key${keys:+ ($keys)}"
+	apt_ purge -y "$name-modules-$flavour" "$name-modules-$rk" > /dev/null 2>&1
+fi
+
+# --- the modules of the three steps load, in one VM booting the root's kernel ----
+if [ "${FB_PKG_VM:-1}" = 0 ] || ! command -v vng > /dev/null; then
+	tap_skip "the modules of install, upgrade and rollback load in a VM" "FB_PKG_VM=0 or no virtme-ng"
+else
+	out=$(sh tests/vm/run.sh --kver "$rk" --timeout 900 --log "$pt_tmp/vm.log" -- \
+		sh -c "for f in $vmdir/[123]-*; do insmod \$f && cat /sys/module/fusebp/version && rmmod fusebp; done" 2>&1)
+	[ "$(echo "$out" | grep -x -e "$ver" -e "$ver2" | tr '\n' ' ')" = "$ver $ver2 $ver " ]
+	tap_check $? "in a VM booting $rk: the modules of install, upgrade and rollback load ($(echo "$out" | grep -x -e "$ver" -e "$ver2" | tr '\n' ' '))"
+	echo "$out" | grep -q -x "$ver2" || echo "$out" | tail -n 5 | sed 's/^/#   /'
+fi
+rm -rf "$vmdir"
 
 tap_done

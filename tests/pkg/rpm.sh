@@ -9,25 +9,17 @@
 # which must leave nothing.
 #
 # usage: tests/pkg/rpm.sh
-set -u
-
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
 tap_suite="pkg-rpm"
-# shellcheck source=tests/lib/tap.sh
-. "$top/tests/lib/tap.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/pkg/lib.sh
 . "$top/tests/pkg/lib.sh"
 
-name=fuse-backport
 
 pt_cleanup() {
 	if [ -n "${rpmdb:-}" ] && rpm --dbpath "$rpmdb" -q $name-dkms > /dev/null 2>&1; then
 		rpm --dbpath "$rpmdb" -e --nodeps $name-dkms > /dev/null 2>&1
 	fi
-	for v in $(dkms status -m $name 2> /dev/null | sed -n "s|^$name/\([^,:]*\).*|\1|p" | sort -u); do
-		dkms remove -m $name -v "$v" --all > /dev/null 2>&1
-	done
+	pt_dkms_remove_all
 	[ "$(pt_deb_state $name-dkms)" = not-installed ] && rm -rf /usr/src/$name-[0-9]*
 }
 
@@ -89,9 +81,7 @@ if [ "$(pt_deb_state $name-dkms)" != not-installed ]; then
 	tap_done
 	exit
 fi
-for v in $(dkms status -m $name 2> /dev/null | sed -n "s|^$name/\([^,:]*\).*|\1|p" | sort -u); do
-	dkms remove -m $name -v "$v" --all > /dev/null 2>&1
-done
+pt_dkms_remove_all
 rm -rf /usr/src/$name-[0-9]*
 # The kernel %post picks besides the running one: the newest with headers.
 newest=$(for d in /lib/modules/*; do

@@ -47,37 +47,37 @@ chmod 755 "$tmp/bin/mokutil"
 cert=$tmp/mok.pub
 : > "$cert"
 
+# stubbed SB KEY CMD...: CMD under the stub (and FB_SB_CERT, when set).
+stubbed() {
+	sb_state=$1 sb_key=$2
+	shift 2
+	PATH="$tmp/bin:$PATH" FB_STUB_SB=$sb_state FB_STUB_KEY=$sb_key "$@"
+}
 # sb SB KEY CERT: run the decision under the stub; $out, $rc.
 sb() {
-	out=$(PATH="$tmp/bin:$PATH" FB_STUB_SB=$1 FB_STUB_KEY=$2 sh scripts/secureboot.sh "$3")
+	out=$(stubbed "$1" "$2" sh scripts/secureboot.sh "$3")
 	rc=$?
 }
+# sb_case SB KEY CERT RC PATTERN DESC: the answer is RC and matches PATTERN.
+sb_case() {
+	sb "$1" "$2" "$3"
+	# shellcheck disable=SC2254 # PATTERN is a pattern
+	[ $rc = "$4" ] && case $out in $5) true ;; *) false ;; esac
+	tap_check $? "$6"
+}
 on="SecureBoot enabled"
-sb "SecureBoot disabled" "" "$cert"
-[ $rc = 0 ] && case $out in off:*) true ;; *) false ;; esac
-tap_check $? "SecureBoot disabled: off, exit 0 ($out)"
-sb "This system doesn't support Secure Boot" "" "$cert"
-[ $rc = 0 ] && case $out in off:*) true ;; *) false ;; esac
-tap_check $? "no Secure Boot support: off, exit 0"
-sb "$on" "CERT is already enrolled" "$cert"
-[ $rc = 0 ] && case $out in enrolled:*) true ;; *) false ;; esac
-tap_check $? "enabled, key enrolled: enrolled, exit 0"
-sb "$on" "CERT is not enrolled" "$cert"
-[ $rc = 1 ] && case $out in not-enrolled:*"mokutil --import $cert"*dpkg-reconfigure*) true ;; *) false ;; esac
-tap_check $? "enabled, key not enrolled: not-enrolled, exit 1, says to import it and reconfigure"
+sb_case "SecureBoot disabled" "" "$cert" 0 'off:*' "SecureBoot disabled: off, exit 0"
 tap_diag "$out"
-sb "$on" "CERT is already in the enrollment request" "$cert"
-[ $rc = 1 ] && case $out in not-enrolled:*reboot*) true ;; *) false ;; esac
-tap_check $? "enabled, enrolment pending: not-enrolled, exit 1, says reboot"
-sb "$on" "" "$tmp/none.der"
-[ $rc = 1 ] && case $out in no-key:*) true ;; *) false ;; esac
-tap_check $? "enabled, no certificate yet: no-key, exit 1"
-sb "EFI variables are not supported on this system" "" "$cert"
-[ $rc = 0 ] && case $out in off:*) true ;; *) false ;; esac
-tap_check $? "not an EFI machine: off, exit 0"
-sb "Failed to read SecureBoot" "" "$cert"
-[ $rc = 2 ] && case $out in unknown:*) true ;; *) false ;; esac
-tap_check $? "mokutil cannot read the state: unknown, exit 2"
+sb_case "This system doesn't support Secure Boot" "" "$cert" 0 'off:*' "no Secure Boot support: off, exit 0"
+sb_case "$on" "CERT is already enrolled" "$cert" 0 'enrolled:*' "enabled, key enrolled: enrolled, exit 0"
+sb_case "$on" "CERT is not enrolled" "$cert" 1 "not-enrolled:*mokutil --import $cert*dpkg-reconfigure*" \
+	"enabled, key not enrolled: not-enrolled, exit 1, says to import it and reconfigure"
+tap_diag "$out"
+sb_case "$on" "CERT is already in the enrollment request" "$cert" 1 'not-enrolled:*reboot*' \
+	"enabled, enrolment pending: not-enrolled, exit 1, says reboot"
+sb_case "$on" "" "$tmp/none.der" 1 'no-key:*' "enabled, no certificate yet: no-key, exit 1"
+sb_case "EFI variables are not supported on this system" "" "$cert" 0 'off:*' "not an EFI machine: off, exit 0"
+sb_case "Failed to read SecureBoot" "" "$cert" 2 'unknown:*' "mokutil cannot read the state: unknown, exit 2"
 FB_SB_CERT=$cert sb "$on" "CERT is not enrolled" ""
 case $out in *"$cert"*) r=0 ;; *) r=1 ;; esac
 tap_check $r "FB_SB_CERT names the certificate"
@@ -85,8 +85,9 @@ tap_check $r "FB_SB_CERT names the certificate"
 # dkms.conf, read as dkms reads it ($dkms_tree set, $kernelver and
 # $kernel_source_dir of the kernel): a drop-in and a renamed kernel.
 conf() { # KVER SB KEY -> "FLAVOR|SKIP|BUILD_EXCLUSIVE_KERNEL"
-	PATH="$tmp/bin:$PATH" FB_STUB_SB=$2 FB_STUB_KEY=$3 FB_SB_CERT=$cert dkms_tree=/var/lib/dkms \
-		kernelver=$1 kernel_source_dir=/lib/modules/$1/build bash -c \
+	# shellcheck disable=SC2016 # expanded by that bash
+	FB_SB_CERT=$cert dkms_tree=/var/lib/dkms kernelver=$1 kernel_source_dir=/lib/modules/$1/build \
+		stubbed "$2" "$3" bash -c \
 		'. ./dkms.conf 2> /dev/null; echo "$FB_FLAVOR|$FB_SKIP|${BUILD_EXCLUSIVE_KERNEL:-}"'
 }
 dropk="" renk=""
@@ -138,7 +139,7 @@ else
 		dkms_added=$ver
 		dkms add -m fuse-backport -v "$ver" > /dev/null 2>&1
 		before=$(modinfo -k "$dropk" -F filename fuse 2> /dev/null)
-		out=$(PATH="$tmp/bin:$PATH" FB_STUB_SB=$on FB_STUB_KEY="CERT is not enrolled" FB_SB_CERT=$cert \
+		out=$(FB_SB_CERT=$cert stubbed "$on" "CERT is not enrolled" \
 			dkms build -m fuse-backport -v "$ver" -k "$dropk" 2>&1)
 		rc=$?
 		after=$(modinfo -k "$dropk" -F filename fuse 2> /dev/null)
@@ -148,7 +149,7 @@ else
 		echo "$out" | grep 'fuse-backport:' | head -n 1 | sed 's/^/# /'
 		# What a kernel's headers hook runs (dkms 3.0.10's autoinstall fails
 		# on an excluded kernel unless dkms.conf takes us out of it).
-		out=$(PATH="$tmp/bin:$PATH" FB_STUB_SB=$on FB_STUB_KEY="CERT is not enrolled" FB_SB_CERT=$cert \
+		out=$(FB_SB_CERT=$cert stubbed "$on" "CERT is not enrolled" \
 			dkms autoinstall --kernelver "$dropk" 2>&1)
 		rc=$?
 		[ $rc = 0 ] && echo "$out" | grep -q "not building for .*stock fuse module stays in use" &&

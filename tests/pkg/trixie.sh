@@ -1,25 +1,25 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# fuse-backport-dkms under Debian 13's own dkms, in a trixie chroot made by
-# debootstrap (kept in FB_CACHE for the next run): apt install builds and
-# signs fusebp.ko for trixie's kernel headers (FUSE built in: renamed
-# flavor), the module loads in a VM booting trixie's kernel image, apt
-# purge leaves nothing.
+# fuse-backport-dkms under Debian 13's own dkms, in a trixie chroot (kept in
+# FB_CACHE/trixie-root for the next run; made from a copy of the build
+# matrix's trixie root FB_CACHE/roots/trixie when there is one, else by
+# debootstrap): apt install builds and signs fusebp.ko for trixie's kernel
+# headers (FUSE built in: renamed flavor), the module loads in a VM booting
+# trixie's kernel image; a kernel whose headers make a required probe fail
+# (a fake headers .deb of trixie's kernel, <linux/miscdevice.h> hidden)
+# installed with apt while ours is installed: apt exits 0, one line says
+# why, nothing built; apt purge leaves nothing.
+# FB_PKG_RED=1 also installs those headers with the gate taken out of the
+# installed dkms.conf (the red run: there apt must fail).
 #
 # usage: tests/pkg/trixie.sh [DEB]   (default: make deb into a scratch directory)
 # environment: FB_CACHE (default /var/cache/fuse-backport)
-set -u
-
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
 tap_suite="pkg-trixie"
-# shellcheck source=tests/lib/tap.sh
-. "$top/tests/lib/tap.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/pkg/lib.sh
 . "$top/tests/pkg/lib.sh"
 
 pkg=fuse-backport-dkms
-name=fuse-backport
 root=${FB_CACHE:-/var/cache/fuse-backport}/trixie-root
 
 pt_cleanup() {
@@ -49,28 +49,39 @@ in_root() {
 }
 
 # The root: trixie minbase with dkms and the default kernel headers, from
-# the Debian mirror this machine already uses.
+# the Debian mirror this machine already uses; the build matrix's trixie
+# root (scripts/headers.sh), when there, saves the debootstrap.
 if [ ! -x "$root/usr/sbin/dkms" ]; then
-	sh scripts/apt-suites.sh > /dev/null 2>&1
-	mirror=$(sed -n 's/^URIs: //p' /etc/apt/sources.list.d/fuse-backport-extra.sources 2> /dev/null | head -n 1)
-	rm -rf "$root"
+	pt_cleanup
+	rm -rf --one-file-system "$root"
 	mkdir -p "$root"
-	debootstrap --variant=minbase trixie "$root" "$mirror" > "$pt_tmp/debootstrap.log" 2>&1
-	rc=$?
+	seed=${FB_CACHE:-/var/cache/fuse-backport}/roots/trixie
+	if [ -x "$seed/usr/bin/apt-get" ] && grep -qs 'VERSION_CODENAME=trixie' "$seed/etc/os-release"; then
+		# under its maker's lock (scripts/headers.sh keeps roots/.trixie.lock)
+		flock "${seed%/*}/.trixie.lock" cp -a "$seed/." "$root/" > "$pt_tmp/debootstrap.log" 2>&1
+		rc=$?
+		tap_diag "root made from a copy of $seed"
+	else
+		sh scripts/apt-suites.sh > /dev/null 2>&1
+		mirror=$(sed -n 's/^URIs: //p' /etc/apt/sources.list.d/fuse-backport-extra.sources 2> /dev/null | head -n 1)
+		debootstrap --variant=minbase trixie "$root" "$mirror" > "$pt_tmp/debootstrap.log" 2>&1
+		rc=$?
+	fi
 	if [ $rc = 0 ]; then
 		mount -t proc proc "$root/proc" && mount --bind /dev "$root/dev" && mount --bind /sys "$root/sys"
 		# With dkms's recommends (gcc), and openssl, which DKMS needs to make
 		# its MOK and which any standard Debian system has.
+		in_root apt-get update -q > "$pt_tmp/root.log" 2>&1
 		in_root apt-get install -y -q dkms linux-headers-amd64 openssl \
-			> "$pt_tmp/root.log" 2>&1
+			>> "$pt_tmp/root.log" 2>&1
 		rc=$?
 		pt_cleanup
 	fi
-	tap_check $rc "a trixie root with dkms and linux-headers-amd64 (debootstrap)"
+	tap_check $rc "a trixie root with dkms and linux-headers-amd64"
 	if [ $rc != 0 ]; then
 		pt_log "$pt_tmp/debootstrap.log"
 		pt_log "$pt_tmp/root.log"
-		rm -rf "$root"
+		rm -rf --one-file-system "$root"
 		tap_done
 		exit
 	fi
@@ -87,8 +98,17 @@ rc=$?
 tap_check $rc "apt install $(basename "$deb") with dkms $dkmsver exits 0"
 grep "^$pkg:" "$pt_tmp/install.log" | sed 's/^/# /'
 [ $rc = 0 ] || pt_log "$pt_tmp/install.log" 15
+# A kernel outside the base's series (the seed root's 7.x headers) gets one
+# line, and nothing; every other one the module.
+built=""
 for k in $kernels; do
 	m=$(find "$root/lib/modules/$k/updates" -name 'fusebp.ko*' 2> /dev/null | head -n 1)
+	if grep -q "^$pkg: not building for $k: kernel $k is outside base" "$pt_tmp/install.log"; then
+		[ -z "$m" ] && ! in_root dkms status -m $name 2> /dev/null | grep -q -F ", $k,"
+		tap_check $? "$k: outside the base's series: one line, nothing built"
+		continue
+	fi
+	built="$built $k"
 	v=$(modinfo -F version "$m" 2> /dev/null)
 	in_root dkms status -m $name -v "$ver" -k "$k" 2> /dev/null | grep -q ': installed' && [ "$v" = "$ver" ]
 	tap_check $? "$k: fusebp ${v:-missing} installed by trixie's dkms (${m#"$root"})"
@@ -101,7 +121,9 @@ done
 # The module trixie's dkms built, loaded by trixie's kernel: handed over
 # through the runner's shared output directory.
 vmdir=${FB_OUT:-/tmp/fb-vm}/pkg-trixie
-for k in $kernels; do
+[ -n "$built" ]
+tap_check $? "a trixie kernel got the module:${built:- none}"
+for k in $built; do
 	m=$(find "$root/lib/modules/$k/updates" -name 'fusebp.ko*' 2> /dev/null | head -n 1)
 	if [ "${FB_PKG_VM:-1}" = 0 ] || ! command -v vng > /dev/null || [ -z "$m" ]; then
 		tap_skip "$k: the module loads in a VM" "FB_PKG_VM=0, no virtme-ng, or no module"
@@ -116,6 +138,56 @@ for k in $kernels; do
 	tap_check $? "$k: in a VM booting trixie's kernel, the module loads, /sys/module/fusebp/version $ver"
 	echo "$out" | grep -qx "$ver" || echo "$out" | tail -n 5 | sed 's/^/#   /'
 done
+# --- a kernel the build refuses: its headers package installs, apt exits 0 ---
+# Fake headers of trixie's kernel whose <linux/miscdevice.h> is hidden, so
+# the required probe HAVE_MISC_DYNAMIC_MINOR fails (scripts/build.sh would
+# exit 3); their postinst runs trixie's DKMS headers hook, as Debian's do.
+gatek=6.12.0-999-fbgate-amd64
+gate_install() { # LOG: apt install the fake headers in the root; $rc
+	in_root apt-get install -y -q "/tmp/linux-headers-$gatek.deb" > "$1" 2>&1
+	rc=$?
+}
+gate_purge() {
+	in_root dpkg --purge --force-all "linux-headers-$gatek" > /dev/null 2>&1
+	rm -rf "$root/var/lib/dkms/$name"/*/"$gatek"
+}
+if pt_fake_headers_deb $gatek "$pt_tmp/fake" "$root" '6.12.*-amd64' 2> "$pt_tmp/fake.log"; then
+	cp "$pt_tmp/fake/linux-headers-$gatek.deb" "$root/tmp/"
+	gate_install "$pt_tmp/gate.log"
+	tap_check $rc "apt install headers of $gatek (copied from $pt_fake_real, required probe fails, ours installed) exits 0 (dkms $dkmsver)"
+	[ $rc = 0 ] || pt_log "$pt_tmp/gate.log" 15
+	lines=$(grep "fuse-backport: not building for" "$pt_tmp/gate.log")
+	# shellcheck disable=SC2016 # a dpkg-query format
+	[ "$(echo "$lines" | grep -c .)" = 1 ] && echo "$lines" | grep -q "not supported yet by base .*HAVE_MISC_DYNAMIC_MINOR" &&
+		[ "$(in_root dpkg-query -W -f '${db:Status-Abbrev}' "linux-headers-$gatek" 2> /dev/null)" = "ii " ] &&
+		[ -z "$(find "$root/lib/modules/$gatek" -name 'fuse*.ko*' 2> /dev/null)" ] &&
+		! in_root dkms status -m $name 2> /dev/null | grep -q -F ", $gatek,"
+	tap_check $? "$gatek: skipped with one line, headers configured, nothing built"
+	echo "$lines" | sed 's/^/# /'
+	grep -i -e 'excluded' -e 'skipp' "$pt_tmp/gate.log" | grep -v '^fuse-backport' | head -n 3 | sed 's/^/# dkms: /'
+	gate_purge
+	if [ "${FB_PKG_RED:-0}" = 1 ]; then
+		# The red run: the same install with the gate taken out of the
+		# installed dkms.conf (the series and .config checks stay).
+		c=$root/usr/src/$name-$ver/dkms.conf
+		cp "$c" "$pt_tmp/dkms.conf.orig"
+		# shellcheck disable=SC2016 # dkms.conf's text
+		sed -i 's|^	FB_SKIP=$(bash "$fb_conf_dir/scripts/gate.sh".*|	FB_SKIP=""|' "$c"
+		gate_install "$pt_tmp/red.log"
+		r=$rc
+		cp "$pt_tmp/dkms.conf.orig" "$c"
+		[ $r != 0 ]
+		tap_check $? "red run, no gate in dkms.conf: apt install of those headers fails (exit $r)"
+		grep -E -e '^E:' -e 'exited with return code' -e 'Error!|Bad return status|failed' "$pt_tmp/red.log" |
+			head -n 6 | sed 's/^/# /'
+		gate_purge
+		in_root dpkg --configure -a > /dev/null 2>&1
+	fi
+	rm -f "$root/tmp/linux-headers-$gatek.deb"
+else
+	tap_check 1 "fake headers of $gatek built from the root's 6.12 headers ($(tail -n 1 "$pt_tmp/fake.log"))"
+fi
+
 in_root apt-get purge -y -q $pkg > "$pt_tmp/remove.log" 2>&1
 rc=$?
 [ $rc = 0 ] && [ -z "$(find "$root/lib/modules" -name 'fusebp.ko*' 2> /dev/null)" ] &&

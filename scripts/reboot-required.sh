@@ -1,0 +1,53 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# After an upgrade (or a rollback) of our package: is a module of ours
+# loaded that is not the one modprobe would load now for the running kernel?
+# The new one takes over only when the old one is unloaded (no FUSE mount
+# of its type left) or the machine reboots, so this writes Debian's
+# reboot-required note, as update-notifier's notify-reboot-required does:
+# /var/run/reboot-required and PACKAGE once in /var/run/reboot-required.pkgs
+# (what unattended-upgrades, needrestart and monitoring read), and prints
+# one line. The package's postinst runs it (shipped in
+# /usr/src/fuse-backport-<ver>/scripts/).
+#
+# usage: scripts/reboot-required.sh PACKAGE
+# environment (tests): FB_SYSFS (default /sys), FB_RUNDIR (default
+#   /var/run), FB_KVER (default: uname -r)
+# exit: 0 (note written or not needed); 1 the note could not be written.
+set -u
+
+pkg=${1:?usage: reboot-required.sh PACKAGE}
+sysfs=${FB_SYSFS:-/sys}
+run=${FB_RUNDIR:-/var/run}
+kver=${FB_KVER:-$(uname -r)}
+
+# Ours carry a version "<kernel release>+fb<N>"; the stock modules have none.
+for m in fuse fusebp; do
+	[ -r "$sysfs/module/$m/version" ] || continue
+	loaded=$(cat "$sysfs/module/$m/version")
+	case $loaded in *+fb[0-9]*) ;; *) continue ;; esac
+	lsrc=$(cat "$sysfs/module/$m/srcversion" 2> /dev/null)
+	inst=$(modinfo -k "$kver" -F version "$m" 2> /dev/null | head -n 1)
+	isrc=$(modinfo -k "$kver" -F srcversion "$m" 2> /dev/null | head -n 1)
+	# Nothing of ours installed for this kernel: nothing a reboot brings.
+	case $inst in *+fb[0-9]*) ;; *) continue ;; esac
+	if [ "$inst" = "$loaded" ]; then
+		if [ -z "$lsrc" ] || [ -z "$isrc" ] || [ "$lsrc" = "$isrc" ]; then
+			continue
+		fi
+		how="another build of the installed $inst"
+	elif [ "$(printf '%s\n%s\n' "$loaded" "$inst" | sort -V | head -n 1)" = "$loaded" ]; then
+		how="older than the installed $inst"
+	else
+		how="newer than the installed $inst"
+	fi
+	if ! { echo '*** System restart required ***' > "$run/reboot-required" &&
+		{ grep -qx "$pkg" "$run/reboot-required.pkgs" 2> /dev/null ||
+			echo "$pkg" >> "$run/reboot-required.pkgs"; }; } 2> /dev/null; then
+		echo "$pkg: the loaded $m $loaded is $how, and $run/reboot-required could not be written" >&2
+		exit 1
+	fi
+	echo "$pkg: the loaded $m $loaded is $how: reboot (or rmmod $m with no FUSE mount of it left, then modprobe $m) to use it; $run/reboot-required written"
+	exit 0
+done
+exit 0

@@ -1,0 +1,103 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The reboot-required note (scripts/reboot-required.sh, which the .deb's
+# postinst runs) with a FAKE sysfs (FB_SYSFS: module/NAME/version and
+# srcversion, as the kernel shows a loaded module) and modinfo FAKED by a
+# PATH stub (what modprobe would load for the running kernel): this host
+# cannot load our module. Shown: a loaded module older than the installed
+# one writes /var/run/reboot-required and the package once in
+# reboot-required.pkgs (a second run does not repeat it), with one line;
+# newer (a rollback) and another build of the same version too; the
+# installed one loaded, no module of ours loaded (the stock fuse, no
+# version) and nothing of ours installed write nothing; and the postinst
+# runs it from the shipped tree. The real postinst writing the note after
+# an apt upgrade is tests/pkg/repo.sh's (FB_CHECK_FULL=1, in a chroot).
+# Runs in about a second, as any user.
+#
+# usage: tests/pkg/reboot.sh
+tap_suite="pkg-reboot"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+set -u
+cd "$top" || exit 1
+# shellcheck source=tests/lib/tap.sh
+. "$top/tests/lib/tap.sh"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/fb-reboot.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+mkdir -p "$tmp/bin"
+# modinfo -k KVER -F FIELD MODULE: the installed module's fields from
+# $FB_STUB_VERSION and $FB_STUB_SRCVERSION (empty: not found, status 1).
+cat > "$tmp/bin/modinfo" << 'EOF'
+#!/bin/sh
+f="" k=""
+while [ $# -gt 1 ]; do
+	case $1 in -F) f=$2; shift ;; -k) k=$2; shift ;; esac
+	shift
+done
+[ "$k" = "$FB_KVER" ] && [ -n "$FB_STUB_VERSION" ] || exit 1
+case $f in
+version) echo "$FB_STUB_VERSION" ;;
+srcversion) echo "$FB_STUB_SRCVERSION" ;;
+esac
+EOF
+chmod 755 "$tmp/bin/modinfo"
+
+# rr MODULE LOADED LSRC INSTALLED ISRC: a fresh sysfs and run directory,
+# the script run against them; $out, $rc, $note (the note's files).
+rr() {
+	rm -rf "$tmp/sys" "$tmp/run"
+	mkdir -p "$tmp/sys/module/$1" "$tmp/run"
+	[ -z "$2" ] || echo "$2" > "$tmp/sys/module/$1/version"
+	[ -z "$3" ] || echo "$3" > "$tmp/sys/module/$1/srcversion"
+	again
+}
+again() {
+	out=$(PATH="$tmp/bin:$PATH" FB_SYSFS=$tmp/sys FB_RUNDIR=$tmp/run FB_KVER=6.12.95+deb12-amd64 \
+		FB_STUB_VERSION=$inst FB_STUB_SRCVERSION=$isrc sh scripts/reboot-required.sh fuse-backport-dkms 2>&1)
+	rc=$?
+	note=$(cat "$tmp/run/reboot-required" "$tmp/run/reboot-required.pkgs" 2> /dev/null | tr '\n' '|')
+}
+written='*** System restart required ***|fuse-backport-dkms|'
+
+inst=6.12.117+fb3 isrc=B3
+rr fusebp 6.12.117+fb2 B2
+[ $rc = 0 ] && [ "$note" = "$written" ] && [ "$(echo "$out" | grep -c .)" = 1 ] &&
+	case $out in *"loaded fusebp 6.12.117+fb2 is older than the installed 6.12.117+fb3"*) true ;; *) false ;; esac
+tap_check $? "loaded fusebp older than the installed one: reboot-required and .pkgs written, one line"
+tap_diag "$out"
+again
+[ $rc = 0 ] && [ "$note" = "$written" ]
+tap_check $? "run again (another configure): fuse-backport-dkms once in reboot-required.pkgs"
+rr fuse 6.12.117+fb10 B10
+[ "$note" = "$written" ] && case $out in *"loaded fuse 6.12.117+fb10 is newer than the installed 6.12.117+fb3"*) true ;; *) false ;; esac
+tap_check $? "loaded drop-in fuse newer (a rollback from fb10): note written, says newer"
+rr fusebp 6.12.117+fb3 OTHER
+[ "$note" = "$written" ] && case $out in *"another build of the installed 6.12.117+fb3"*) true ;; *) false ;; esac
+tap_check $? "same version, another srcversion: note written"
+rr fusebp 6.12.117+fb3 B3
+[ $rc = 0 ] && [ -z "$note" ] && [ -z "$out" ]
+tap_check $? "the installed one is loaded: nothing written, nothing said"
+rr fuse "" ""
+[ $rc = 0 ] && [ -z "$note" ] && [ -z "$out" ]
+tap_check $? "the stock fuse loaded (no version in sysfs): nothing written"
+inst="" isrc=""
+rr fusebp 6.12.117+fb2 B2
+[ $rc = 0 ] && [ -z "$note" ] && [ -z "$out" ]
+tap_check $? "nothing of ours installed for the running kernel: nothing written"
+inst=6.12.117+fb3 isrc=B3
+rr fusebp 6.12.117+fb2 B2
+out=$(PATH="$tmp/bin:$PATH" FB_SYSFS=$tmp/sys FB_RUNDIR=$tmp/run/reboot-required.pkgs FB_KVER=6.12.95+deb12-amd64 \
+	FB_STUB_VERSION=$inst FB_STUB_SRCVERSION=$isrc sh scripts/reboot-required.sh fuse-backport-dkms 2>&1)
+rc=$?
+[ $rc = 1 ] && [ "$(echo "$out" | grep -c .)" = 1 ] && case $out in *"could not be written"*) true ;; *) false ;; esac
+tap_check $? "a run directory it cannot write to (a file, even for root): exit 1, one line"
+
+# The postinst (our dh_dkms autoscript) runs it from the shipped tree after
+# the builds; the tree ships scripts/ whole (debian/rules, the spec).
+s=$(sed -n '/reboot-required.sh/p' debian/autoscripts/postinst-dkms)
+# shellcheck disable=SC2016 # the postinst's text, not expanded here
+case $s in *'sh "/usr/src/$fb_name-$fb_version/scripts/reboot-required.sh" "$fb_tag"'*) r=0 ;; *) r=1 ;; esac
+grep -q 'cp -R LICENSE scripts backports' debian/rules || r=1
+tap_check $r "the postinst runs /usr/src/fuse-backport-<ver>/scripts/reboot-required.sh fuse-backport-dkms"
+tap_done
