@@ -27,7 +27,7 @@ name=${2:-vm}
 top=$(cd "$(dirname "$0")/.." && pwd)
 skipdir=${FB_SKIPS:-$top/tests/skips}
 # What the kernel log must not show (tests/lib/fuse.sh, fb_klog_clean).
-klog_re='WARNING:|BUG:|Oops|general protection|lockdep|refcount_t|list_add corruption|blocked for more than|rcu_sched detected stall|rcu_preempt detected stall|rcu: INFO:|detected stalls on CPUs|Call Trace|Busy inodes'
+klog_re='WARNING:|BUG:|Oops|general protection|lockdep|refcount_t|list_add corruption|blocked for more than|rcu_sched detected stall|rcu_preempt detected stall|rcu: INFO:|detected stalls on CPUs|Call Trace|Busy inodes|KASAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|sleeping function called from invalid context|DEBUG_LOCKS_WARN|list_del corruption'
 
 kver=$(cat "$results/kver" 2> /dev/null)
 if [ -f "$results/plan" ]; then
