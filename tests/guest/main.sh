@@ -75,7 +75,7 @@ for plan in "$@"; do
 		[ -n "$FB_XFS" ] && rm -rf "${FB_XFS:?}"/*
 		fb_klog_mark "$target.$s"
 		start=$(date +%s)
-		timeout -k 10 1200 sh "$FB_TOP/tests/suites/$s.sh" \
+		timeout -k 10 "${FB_SUITE_TIMEOUT:-1200}" sh "$FB_TOP/tests/suites/$s.sh" \
 			> "$results/$target.$s.tap" 2> "$results/$target.$s.err"
 		rc=$?
 		# Whatever the suite left mounted goes, so the next one starts clean.
