@@ -140,7 +140,8 @@ case $log in /*) ;; *) log=$(pwd)/$log ;; esac
 # at its own path so that its modules stay visible.
 kdir_opt=
 if [ -n "$kdir" ]; then
-	kdir=$(cd "$kdir" 2>/dev/null && pwd -P) || bad "--kdir: no directory '$kdir'"
+	d=$(cd "$kdir" 2>/dev/null && pwd -P) || bad "--kdir: no directory '$kdir'"
+	kdir=$d
 	case $kdir in
 	*[[:space:]=,]*) bad "--kdir $kdir cannot be shared (no blanks, '=' or ',')" ;;
 	esac
