@@ -151,7 +151,7 @@ if [ -n "$kdir" ]; then
 	fi
 	kver=$(cat "$kdir/include/config/kernel.release")
 	vmlinuz=$kdir
-	kdir_opt=--rodir=$kdir
+	kdir_opt=--rodir=$kdir=$kdir
 # kernel.sh's messages (apt's, when it fetches) go to the log; its error line,
 # if any, becomes ours.
 elif ! vmlinuz=$("$here/kernel.sh" "$kver" 2>>"$log"); then
