@@ -30,7 +30,7 @@ SRC := src/upstream
 BUILD := build/$(KVER)
 endif
 
-.PHONY: all deps deps-test import modules check-build check-tools check-vm \
+.PHONY: all deps deps-test import modules check-build check-tools check-vm check-debug \
 	check bench demo dkms-install checkpatch clean distclean \
 	deps-pkg deb rpm kmod-deb repo not-in-tmp
 
@@ -61,6 +61,11 @@ not-in-tmp:
 
 check-vm: not-in-tmp
 	sh tests/run-vm.sh $(KVER) $(SUITES)
+
+# The suites on a lockdep/KASAN kernel built from the pinned base (once per
+# machine, under /var/cache/fuse-backport/debug-kernel): tests/debug/run.sh.
+check-debug: not-in-tmp deps-test
+	sh tests/debug/run.sh $(SUITES)
 
 check: deps-test
 	FB_VM_KVERS="$(VM_KVERS)" sh tests/check.sh

@@ -30,6 +30,8 @@ test)
 	pkgs="$pkgs qemu-system-x86 udev busybox-static cpio zstd fio libaio-dev libfuse3-dev pkg-config jq \
 xfsprogs attr libcap2-bin shellcheck gnuplot-nox virtme-ng/trixie $pkgtools \
 mergerfs bindfs fuse-overlayfs sshfs openssh-server"
+	# building the lockdep/KASAN kernel of tests/debug/kernel.sh
+	pkgs="$pkgs flex bison libelf-dev"
 	;;
 *) die "unknown set '$what' (build, pkg or test)" ;;
 esac

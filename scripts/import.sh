@@ -11,6 +11,10 @@
 #                     "none": infra patches only (the unpatched base)
 #   OUT               generated tree (default: src/upstream)
 #   FB_CACHE          where downloaded packages are kept
+#   FB_TARBALL_TO     only fetch and verify the pinned tarball (both sha256
+#                     checks and the version, as for an import) and write it
+#                     to this path; nothing is imported (the debug kernel,
+#                     tests/debug/kernel.sh, is built from it)
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,13 +62,15 @@ for p in $(patch_list); do
 done
 fp=$(fingerprint)
 stamp=$out/.fb-import
-if [ -f "$stamp" ] && grep -qx "fingerprint=$fp" "$stamp"; then
+if [ -z "${FB_TARBALL_TO:-}" ] && [ -f "$stamp" ] && grep -qx "fingerprint=$fp" "$stamp"; then
 	echo "import: $(basename "$out") is up to date (base $base, $UPSTREAM_VERSION, series=$series_mode)"
 	exit 0
 fi
 
 # Find the tarball.
-tmp=$(mktemp -d "$(dirname "$out")/.import.XXXXXX") || die "cannot create a temporary directory beside $out"
+tmpin=$(dirname "$out")
+[ -n "${FB_TARBALL_TO:-}" ] && tmpin=$(dirname "$FB_TARBALL_TO")
+tmp=$(mktemp -d "$tmpin/.import.XXXXXX") || die "cannot create a temporary directory in $tmpin"
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
 if [ -n "${UPSTREAM_TARBALL:-}" ]; then
@@ -119,6 +125,17 @@ if [ "$got" != "$TREE_SHA256" ]; then
 fi
 v=$(sed -n -e 's/^VERSION = //p' -e 's/^PATCHLEVEL = //p' -e 's/^SUBLEVEL = //p' "$src/Makefile" | paste -sd. -)
 [ "$v" = "$UPSTREAM_VERSION" ] || die "$origin is Linux $v, the pin wants $UPSTREAM_VERSION"
+
+if [ -n "${FB_TARBALL_TO:-}" ]; then
+	if [ -n "${UPSTREAM_TARBALL:-}" ]; then
+		cp "$tarball" "$tmp/verified.tar"
+	else
+		mv "$tarball" "$tmp/verified.tar"
+	fi
+	mv "$tmp/verified.tar" "$FB_TARBALL_TO" || die "cannot write $FB_TARBALL_TO"
+	echo "import: $origin (Linux $UPSTREAM_VERSION, sha256 $tsum) verified, written to $FB_TARBALL_TO"
+	exit 0
+fi
 
 # Lay out the generated tree.
 g=$tmp/tree

@@ -9,7 +9,8 @@
 # usage: tests/check.sh
 # environment: FB_VM_KVERS, FB_DKMS_KVERS, FB_CHECK_FULL=1 (every mode on
 # every kernel, the data suites on stock too, every header set, the Debian
-# 13 package and repository tests)
+# 13 package and repository tests, the lockdep/KASAN kernel of
+# `make check-debug`)
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -144,6 +145,13 @@ for k in $splice_stock_kvers; do
 		section "splice-stock-$k" skipped "splice-stock-$k" "the stock splice crash takes its guest down; FB_CHECK_FULL=1 boots for it"
 	fi
 done
+# The suites on a lockdep/KASAN kernel (tests/debug/run.sh): the kernel build
+# alone takes most of an hour on 2 cores the first time.
+if [ "$full" = 1 ]; then
+	section check-debug sh tests/debug/run.sh
+else
+	section check-debug skipped check-debug "builds a lockdep/KASAN kernel (about an hour once per machine) and runs 5 suites on it; FB_CHECK_FULL=1 runs it"
+fi
 
 # Kernel headers that vanished from the archive (scripts/deps.sh): the
 # build matrix has one kernel less, which the summary must say.

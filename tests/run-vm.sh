@@ -6,8 +6,11 @@
 # print the report.
 #
 # usage: tests/run-vm.sh KVER [SUITE...]
-# environment: FB_TIMEOUT (whole VM run, default 2700 s), FB_CHECK_FULL=1 or
-# FB_STOCK_ALL=1 (the data and fault suites on stock too)
+# environment: FB_TIMEOUT (whole VM run, default 2700 s); FB_CHECK_FULL=1 or
+#   FB_STOCK_ALL=1 (the data and fault suites on stock too); FB_KDIR (a built
+#   kernel tree whose release is KVER: build against it and boot it instead of
+#   Debian's image, as tests/debug/run.sh does); FB_VM_TARGETS (the targets,
+#   in order, default "stock ours unpatched"); FB_VM_MEM (guest MiB)
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,7 +39,8 @@ case $(cd "$top" && pwd -P)/ in
 esac
 cd "$top" || exit 1
 mkdir -p "$top/build" || die "cannot create $top/build"
-make -s modules KVER="$kver" KDIR="/lib/modules/$kver/build" > "$top/build/modules-$kver.log" 2>&1
+kdir=${FB_KDIR:-/lib/modules/$kver/build}
+make -s modules KVER="$kver" KDIR="$kdir" > "$top/build/modules-$kver.log" 2>&1
 rc=$?
 if [ $rc != 0 ]; then
 	if grep -q 'not supported yet\|not building' "$top/build/modules-$kver.log"; then
@@ -47,14 +51,18 @@ if [ $rc != 0 ]; then
 	tail -n 20 "$top/build/modules-$kver.log" >&2
 	die "building our module for $kver failed"
 fi
-make -s modules SERIES=none KVER="$kver" KDIR="/lib/modules/$kver/build" > "$top/build/modules-$kver-unpatched.log" 2>&1 ||
-	die "building the unpatched base for $kver failed (build/modules-$kver-unpatched.log)"
+case " ${FB_VM_TARGETS:-unpatched} " in
+*" unpatched "*)
+	make -s modules SERIES=none KVER="$kver" KDIR="$kdir" > "$top/build/modules-$kver-unpatched.log" 2>&1 ||
+		die "building the unpatched base for $kver failed (build/modules-$kver-unpatched.log)"
+	;;
+esac
 # test-only kernel modules (tests/kmod), built out of the tree for the guest
 kmod=$top/build/$kver-testmod
 rm -rf "$kmod"
 mkdir -p "$kmod" || die "cannot create $kmod"
 cp "$top"/tests/kmod/*.c "$top/tests/kmod/Kbuild" "$kmod/" || die "cannot copy tests/kmod to $kmod"
-make -s -C "/lib/modules/$kver/build" M="$kmod" modules > "$top/build/testmod-$kver.log" 2>&1 ||
+make -s -C "$kdir" M="$kmod" modules > "$top/build/testmod-$kver.log" 2>&1 ||
 	die "building the test modules (tests/kmod) for $kver failed (build/testmod-$kver.log)"
 for d in tests/daemon tests/bin tests/parallel tests/libfuse tests/splice tools; do
 	[ -f "$d/Makefile" ] || continue
@@ -81,11 +89,21 @@ for s in $stock_drop; do
 	stock_suites=$(echo "$stock_suites" | sed "s/,$s,/,/")
 done
 stock_suites=$(echo "$stock_suites" | sed 's/^,//; s/,$//')
-plan="ours=$suites"
-[ -n "$stock_suites" ] && plan="stock=$stock_suites $plan"
-case ",$suites," in
-*,parallel,*) plan="$plan unpatched=parallel" ;;
-esac
+plan=""
+for t in ${FB_VM_TARGETS:-stock ours unpatched}; do
+	case $t in
+	stock) [ -n "$stock_suites" ] && plan="$plan stock=$stock_suites" ;;
+	ours) plan="$plan ours=$suites" ;;
+	unpatched)
+		case ",$suites," in
+		*,parallel,*) plan="$plan unpatched=parallel" ;;
+		esac
+		;;
+	*) die "FB_VM_TARGETS: unknown target '$t' (stock, ours, unpatched)" ;;
+	esac
+done
+plan=${plan# }
+[ -n "$plan" ] || die "FB_VM_TARGETS='${FB_VM_TARGETS:-}' plans nothing"
 
 # The report knows what was planned: a target x suite without a complete
 # result is a failure, whatever happened to the VM.
@@ -93,9 +111,11 @@ echo "$plan" > "$results/plan"
 echo "$kver" > "$results/kver"
 
 echo "run-vm: $kver: suites $suites"
-# shellcheck disable=SC2086 # one word per target
+boot="--kver $kver"
+[ -n "${FB_KDIR:-}" ] && boot="--kdir $FB_KDIR"
+# shellcheck disable=SC2086 # one word per target; boot: option and value
 FB_OUT=$out FB_MODDIR="$top/build/$kver" FB_MODDIR_UNPATCHED="$top/build/$kver-unpatched" \
-	FB_KMOD_DIR=$kmod "$top/tests/vm/run.sh" --kver "$kver" --timeout "${FB_TIMEOUT:-2700}" \
+	FB_KMOD_DIR=$kmod "$top/tests/vm/run.sh" $boot --mem "${FB_VM_MEM:-2048}" --timeout "${FB_TIMEOUT:-2700}" \
 	--log "$results/vm.log" -- sh "$top/tests/guest/main.sh" "$results" $plan
 vrc=$?
 [ $vrc = 0 ] || echo "run-vm: the VM run ended with status $vrc (log: $results/vm.log)" >&2

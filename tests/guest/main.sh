@@ -40,13 +40,18 @@ echo "guest: kernel taint at the start: $(fb_taint_who)"
 # Deliberate breakage for the red runs (README, "Tests"): FB_INJECT is a
 # list of KIND:TARGET.SUITE, done right after that suite: warn (a WARNING
 # line in the kernel log), hold (a process keeps our device open, so our
-# module cannot be unloaded).
+# module cannot be unloaded), lockdep, kasan, sleep (tests/kmod/fbbug.ko
+# commits that bug: an ABBA, an out-of-bounds read, might_sleep() under a
+# spinlock; only the debug kernel, tests/debug/kernel.sh, reports them).
 inject() {	# inject TARGET.SUITE
 	for fb_i in ${FB_INJECT:-}; do
 		[ "${fb_i#*:}" = "$1" ] || continue
 		case ${fb_i%%:*} in
 		warn) echo "<4>WARNING: CPU: 0 PID: $$ at injected by FB_INJECT for $1" > /dev/kmsg ;;
 		hold) [ -c "${FB_DEV:-}" ] && (exec 9< "$FB_DEV" && exec sleep 3600) > /dev/null 2>&1 & ;;
+		lockdep | kasan | sleep)
+			insmod "${FB_KMOD_DIR:-}/fbbug.ko" what="${fb_i%%:*}" && rmmod fbbug
+			;;
 		esac
 	done
 }
@@ -70,7 +75,7 @@ for plan in "$@"; do
 		[ -n "$FB_XFS" ] && rm -rf "${FB_XFS:?}"/*
 		fb_klog_mark "$target.$s"
 		start=$(date +%s)
-		timeout -k 10 1200 sh "$FB_TOP/tests/suites/$s.sh" \
+		timeout -k 10 "${FB_SUITE_TIMEOUT:-1200}" sh "$FB_TOP/tests/suites/$s.sh" \
 			> "$results/$target.$s.tap" 2> "$results/$target.$s.err"
 		rc=$?
 		# Whatever the suite left mounted goes, so the next one starts clean.
@@ -107,4 +112,7 @@ else
 	echo "/proc/sys/kernel/tainted changed during the run: $taint0 -> $t1 (O and E masked; $(fb_taint_who))" > "$results/taint"
 fi
 dmesg > "$results/dmesg"
+# A lockdep kernel: whether lockdep was still on at the end (it turns itself
+# off at its first report); tests/debug/run.sh checks it.
+[ -r /proc/lockdep_stats ] && cp /proc/lockdep_stats "$results/lockdep_stats"
 true

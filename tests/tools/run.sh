@@ -116,6 +116,23 @@ dpkg-deb -b "$work/fakedeb" "$work/fakecache/${DEBIAN_PACKAGE}_${DEBIAN_VERSION}
 expect_fail "Debian source package with a tampered tarball" 'sha256 mismatch' \
 	env FB_CACHE="$work/fakecache" OUT="$work/repo/src/upstream" sh "$work/repo/scripts/import.sh"
 
+# FB_TARBALL_TO (the debug kernel's source, tests/debug/kernel.sh): the same
+# checks, then only the verified tarball is written.
+mkdir -p "$work/tarto"
+expect_fail "FB_TARBALL_TO with a tampered Debian package" 'sha256 mismatch' \
+	env FB_CACHE="$work/fakecache" FB_TARBALL_TO="$work/tarto/linux.tar" OUT="$work/repo/src/upstream" sh "$work/repo/scripts/import.sh"
+if [ -e "$work/tarto/linux.tar" ] || ls -d "$work"/tarto/.import.* > /dev/null 2>&1; then
+	notok "FB_TARBALL_TO with a tampered Debian package: left a file behind"
+fi
+if FB_TARBALL_TO="$work/tarto/linux.tar" OUT="$work/repo/src/upstream" sh "$work/repo/scripts/import.sh" > "$work/out" 2> "$work/err" &&
+	case " $TARBALL_SHA256 " in *" $(sha256sum < "$work/tarto/linux.tar" | cut -d' ' -f1) "*) true ;; *) false ;; esac &&
+	[ ! -e "$work/repo/src/upstream" ]; then
+	ok "FB_TARBALL_TO writes the pinned tarball, verified, and imports nothing: $(cat "$work/out")"
+else
+	notok "FB_TARBALL_TO writes the pinned tarball, verified, and imports nothing"
+fi
+rm -rf "$work/tarto"
+
 # 4. A pinned package that the archive does not have.
 scratch
 sed -i 's/^DEBIAN_VERSION=.*/DEBIAN_VERSION=0.0.0-fb-missing/' "$work/repo/backports/6.12/pin"

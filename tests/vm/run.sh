@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Boot a Debian kernel in QEMU and run one command in it as root.
 #
-# usage: tests/vm/run.sh [--kver KVER] [--cpus N] [--mem MB] [--timeout SEC]
-#                        [--log FILE] [--rw] -- CMD [ARGS...]
+# usage: tests/vm/run.sh [--kver KVER | --kdir TREE] [--cpus N] [--mem MB]
+#                        [--timeout SEC] [--log FILE] [--rw] -- CMD [ARGS...]
 #
 #   --kver KVER    Debian kernel to boot (default 6.12.95+deb12-amd64); fetched
 #                  through tests/vm/kernel.sh when not installed
+#   --kdir TREE    boot the kernel built in the source tree TREE instead (the
+#                  debug kernel, tests/debug/kernel.sh), with its modules from
+#                  the tree; nothing of it is installed on the host
 #   --cpus N       vCPUs (default 2; multi-threaded TCG, so they run in parallel)
 #   --mem MB       guest memory in MiB (default 2048)
 #   --timeout SEC  kill the guest after SEC seconds, boot included (default 900)
@@ -71,6 +74,7 @@ posint() {
 }
 
 kver=6.12.95+deb12-amd64
+kdir=
 cpus=2
 mem=2048
 tmo=900
@@ -78,10 +82,11 @@ log=
 rw=0
 while [ $# -gt 0 ]; do
 	case $1 in
-	--kver | --cpus | --mem | --timeout | --log)
+	--kver | --kdir | --cpus | --mem | --timeout | --log)
 		[ $# -ge 2 ] || bad "$1 needs a value"
 		case $1 in
 		--kver) kver=$2 ;;
+		--kdir) kdir=$2 ;;
 		--cpus) cpus=$2 ;;
 		--mem) mem=$2 ;;
 		--timeout) tmo=$2 ;;
@@ -90,6 +95,7 @@ while [ $# -gt 0 ]; do
 		shift 2
 		;;
 	--kver=*) kver=${1#*=} && shift ;;
+	--kdir=*) kdir=${1#*=} && shift ;;
 	--cpus=*) cpus=${1#*=} && shift ;;
 	--mem=*) mem=${1#*=} && shift ;;
 	--timeout=*) tmo=${1#*=} && shift ;;
@@ -128,9 +134,27 @@ fi
 : >"$log" || bad "cannot write the log $log"
 case $log in /*) ;; *) log=$(pwd)/$log ;; esac
 
+# A built tree: vng boots its bzImage and takes its modules from the tree
+# (TREE/.virtme_mods, made on first use). The guest mounts a tmpfs over
+# /var/cache, where the debug kernel is kept: the tree is shared read-only
+# at its own path so that its modules stay visible.
+kdir_opt=
+if [ -n "$kdir" ]; then
+	d=$(cd "$kdir" 2>/dev/null && pwd -P) || bad "--kdir: no directory '$kdir'"
+	kdir=$d
+	case $kdir in
+	*[[:space:]=,]*) bad "--kdir $kdir cannot be shared (no blanks, '=' or ',')" ;;
+	esac
+	if [ ! -f "$kdir/arch/x86/boot/bzImage" ] || [ ! -f "$kdir/include/config/kernel.release" ]; then
+		echo "$prog: boot failed: $kdir is not a built kernel tree (no arch/x86/boot/bzImage)" >&2
+		exit 1
+	fi
+	kver=$(cat "$kdir/include/config/kernel.release")
+	vmlinuz=$kdir
+	kdir_opt=--rodir=$kdir=$kdir
 # kernel.sh's messages (apt's, when it fetches) go to the log; its error line,
 # if any, becomes ours.
-if ! vmlinuz=$("$here/kernel.sh" "$kver" 2>>"$log"); then
+elif ! vmlinuz=$("$here/kernel.sh" "$kver" 2>>"$log"); then
 	echo "$prog: boot failed: $(tail -n 1 "$log")" >&2
 	exit 1
 fi
@@ -174,6 +198,7 @@ set -- vng --run "$vmlinuz" --disable-kvm --disable-microvm --force-9p \
 	--verbose --append "loglevel=5" --append "log_buf_len=8M" --append "modprobe.blacklist=$blacklist" \
 	--qemu-opts=-nodefaults --qemu-opts=-accel --qemu-opts=tcg,thread=multi \
 	--exec "sh $(shq "$here/guest.sh") $(shq "$rundir")"
+[ -n "$kdir_opt" ] && set -- "$@" "$kdir_opt"
 # With --rw the results directory is writable as part of the root; vng also
 # refuses --rwdir then.
 if [ "$rw" = 1 ]; then

@@ -1,0 +1,87 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# `make check-debug`: the suites on a kernel that sees lock bugs. Builds (once
+# per machine, tests/debug/kernel.sh) Linux of the pinned base with lockdep
+# (PROVE_LOCKING), KASAN, DEBUG_ATOMIC_SLEEP and DEBUG_LIST and FUSE as a
+# module, builds our module against it (the drop-in flavor), boots the tree
+# with virtme-ng and runs the suites for our module there. Any lockdep, KASAN
+# or sleep-in-atomic report fails the suite it came in (the kernel-log scan of
+# tests/lib/fuse.sh, FB_KLOG_RE) or the run (the final kernel log,
+# tests/report.sh). The run also fails when the checkers were not on: lockdep
+# must still be active at the end (it turns itself off at its first report,
+# so a report at boot would blind it) and KASAN must have initialized.
+#
+# usage: tests/debug/run.sh [SUITE...]   (default: smoke integrity parallel
+#                                         security faults)
+# environment: FB_DEBUG_TARGETS (default "ours"; "ours stock" adds the stock
+#   FUSE of the same kernel), FB_TIMEOUT (whole VM run, default 9000 s),
+#   FB_VM_MEM (guest MiB, default 3072: KASAN's shadow and quarantine),
+#   FB_INJECT (tests/guest/main.sh: lockdep:ours.smoke makes it red);
+#   the suites' time limits, raised for a kernel several times slower than
+#   Debian's: FB_SUITE_TIMEOUT (one suite, default 3000 s), FB_SUITE_BUDGET
+#   (integrity, 2400 s), FB_CYCLES_BUDGET (faults' cycles, 1200 s)
+set -u
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+suites=${*:-smoke integrity parallel security faults}
+name=check-debug
+
+fail() { echo "debug: $*" >&2; echo "$name: 0 passed, 1 failed"; exit 1; }
+
+FB_SUITE_TIMEOUT=${FB_SUITE_TIMEOUT:-3000}
+FB_SUITE_BUDGET=${FB_SUITE_BUDGET:-2400}
+FB_CYCLES_BUDGET=${FB_CYCLES_BUDGET:-1200}
+export FB_SUITE_TIMEOUT FB_SUITE_BUDGET FB_CYCLES_BUDGET
+
+start=$(date +%s)
+tree=$("$top/tests/debug/kernel.sh") || fail "no debug kernel (above)"
+rel=$(cat "$tree/include/config/kernel.release") || fail "$tree has no kernel.release"
+built=$(date +%s)
+echo "debug: kernel $rel in $tree ($(sed -n 's/.*seconds=\([0-9]*\).*/built in \1 s/p' "$tree/../built"); $((built - start)) s now)"
+
+mkdir -p "$top/build/logs" || fail "cannot create $top/build/logs"
+out=$top/build/logs/check-debug.vm
+rm -f "$out.rc"
+{
+	# shellcheck disable=SC2086 # a list of suites
+	FB_KDIR=$tree FB_VM_TARGETS=${FB_DEBUG_TARGETS:-ours} FB_VM_MEM=${FB_VM_MEM:-3072} \
+		FB_TIMEOUT=${FB_TIMEOUT:-9000} sh "$top/tests/run-vm.sh" "$rel" $suites
+	echo $? > "$out.rc"
+} | tee "$out"
+vrc=$(cat "$out.rc" 2> /dev/null)
+results=$top/build/vm/results-$rel
+line=$(grep -E "^vm-$rel: [0-9]+ passed, [0-9]+ failed" "$out" | tail -n 1)
+p=$(echo "$line" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')
+f=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
+s=$(echo "$line" | sed -n 's/.* \([0-9]*\) skipped.*/\1/p')
+[ -n "$line" ] || { p=0 f=1; echo "debug: the VM run gave no result line"; }
+: "${s:=0}"
+if [ "${vrc:-x}" != 0 ] && [ "$f" = 0 ]; then
+	f=1
+	echo "debug: tests/run-vm.sh exited with status ${vrc:-unknown} although it reported 0 failed"
+fi
+
+# The checkers themselves.
+n=0
+check() {	# check DESCRIPTION CMD...
+	d=$1
+	shift
+	n=$((n + 1))
+	if "$@"; then
+		p=$((p + 1))
+		echo "ok $n - debug kernel: $d"
+	else
+		f=$((f + 1))
+		echo "not ok $n - debug kernel: $d"
+	fi
+}
+check "KASAN initialized (generic)" grep -q 'KernelAddressSanitizer initialized' "$results/dmesg"
+check "lockdep still on at the end of the run (debug_locks: 1 in /proc/lockdep_stats)" \
+	grep -Eq '^ *debug_locks: +1$' "$results/lockdep_stats"
+if ! grep -Eq '^ *debug_locks: +1$' "$results/lockdep_stats" 2> /dev/null; then
+	echo "#   $(grep -E 'debug_locks' "$results/lockdep_stats" 2> /dev/null || echo "no $results/lockdep_stats")"
+fi
+
+echo "debug: $rel: $(($(date +%s) - built)) s for the suites ($suites), targets ${FB_DEBUG_TARGETS:-ours}"
+echo "$name: $p passed, $f failed, $s skipped"
+[ "$f" = 0 ]
