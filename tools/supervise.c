@@ -156,6 +156,30 @@ static void exec_daemon(struct mount_job *j, int report_fd)
 }
 
 /*
+ * The next descriptor of process @pid (its /proc/PID/fd open as @fds) that
+ * is open on @target, or -1 when there is none left.
+ */
+static int next_fd_on(DIR *fds, pid_t pid, const char *target)
+{
+	char path[320], link[PATH_MAX];
+	struct dirent *f;
+	ssize_t n;
+
+	while ((f = readdir(fds))) {
+		if (f->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fd/%s", (int)pid, f->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		if (!strcmp(link, target))
+			return atoi(f->d_name);
+	}
+	return -1;
+}
+
+/*
  * The processes other than this one and EXCEPT that hold the open device
  * file of fd N: not the same device node opened again, the same file
  * (kcmp), the one the connection belongs to. Where kcmp is missing, any
@@ -166,13 +190,12 @@ static void exec_daemon(struct mount_job *j, int report_fd)
 static int device_holders(struct mount_job *j, pid_t except, pid_t *pids,
 			  int max)
 {
-	char path[320], link[PATH_MAX];
-	struct dirent *p, *f;
 	pid_t self = getpid(), pid;
+	struct dirent *p;
 	DIR *proc, *fds;
+	int found = 0, fd;
+	char path[320];
 	bool holds;
-	int found = 0;
-	ssize_t n;
 	long r;
 
 	proc = opendir("/proc");
@@ -187,17 +210,8 @@ static int device_holders(struct mount_job *j, pid_t except, pid_t *pids,
 		if (!fds)
 			continue;
 		holds = false;
-		while (!holds && (f = readdir(fds))) {
-			if (f->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "/proc/%d/fd/%s", (int)pid, f->d_name);
-			n = readlink(path, link, sizeof(link) - 1);
-			if (n <= 0)
-				continue;
-			link[n] = '\0';
-			if (strcmp(link, j->device))
-				continue;
-			r = syscall(SYS_kcmp, self, pid, KCMP_FILE, j->fd, atoi(f->d_name));
+		while (!holds && (fd = next_fd_on(fds, pid, j->device)) >= 0) {
+			r = syscall(SYS_kcmp, self, pid, KCMP_FILE, j->fd, fd);
 			holds = r == 0 || (r < 0 && errno != ESRCH && errno != EBADF);
 		}
 		closedir(fds);
@@ -293,12 +307,12 @@ static bool descends_from_us(pid_t pid)
  */
 static bool daemon_has_own_fuse(struct mount_job *j)
 {
-	char path[320], link[PATH_MAX];
-	struct dirent *p, *f;
 	pid_t self = getpid(), pid;
 	bool found = false;
+	struct dirent *p;
 	DIR *proc, *fds;
-	ssize_t n;
+	char path[320];
+	int fd;
 
 	proc = opendir("/proc");
 	if (!proc)
@@ -311,19 +325,10 @@ static bool daemon_has_own_fuse(struct mount_job *j)
 		fds = opendir(path);
 		if (!fds)
 			continue;
-		while (!found && (f = readdir(fds))) {
-			if (f->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "/proc/%d/fd/%s", (int)pid, f->d_name);
-			n = readlink(path, link, sizeof(link) - 1);
-			if (n <= 0)
-				continue;
-			link[n] = '\0';
-			if (strcmp(link, "/dev/fuse"))
-				continue;
+		while (!found && (fd = next_fd_on(fds, pid, "/dev/fuse")) >= 0) {
 			/* after a fallback our own fd N is a /dev/fuse file too */
 			if (!strcmp(j->device, "/dev/fuse") &&
-			    syscall(SYS_kcmp, self, pid, KCMP_FILE, j->fd, atoi(f->d_name)) == 0)
+			    syscall(SYS_kcmp, self, pid, KCMP_FILE, j->fd, fd) == 0)
 				continue;
 			found = descends_from_us(pid);
 		}
