@@ -19,7 +19,10 @@
 #   FB_INJECT (tests/guest/main.sh: lockdep:ours.smoke makes it red);
 #   the suites' time limits, raised for a kernel several times slower than
 #   Debian's: FB_SUITE_TIMEOUT (one suite, default 3000 s), FB_SUITE_BUDGET
-#   (integrity, 2400 s), FB_CYCLES_BUDGET (faults' cycles, 1200 s)
+#   (integrity, 2400 s), FB_CYCLES_BUDGET (faults' cycles, 1200 s);
+#   FB_INTEGRITY_MODES (default pt-parallel parallel cached),
+#   FB_FAULTS_CYCLES (10), FB_FAULTS_MODCYCLES (5): every mode and the
+#   suites' own cycle counts with FB_CHECK_FULL=1
 set -u
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -28,6 +31,16 @@ name=check-debug
 
 fail() { echo "debug: $*" >&2; echo "$name: 0 passed, 1 failed"; exit 1; }
 
+# The modes where the series changes the locking (shared-lock passthrough,
+# parallel direct, the cached/passthrough iocachectr switch) and fewer mount
+# and module cycles: the debug kernel is several times slower than Debian's.
+# FB_CHECK_FULL=1 runs every mode and the default cycles.
+if [ "${FB_CHECK_FULL:-0}" != 1 ]; then
+	FB_INTEGRITY_MODES=${FB_INTEGRITY_MODES:-pt-parallel parallel cached}
+	FB_FAULTS_CYCLES=${FB_FAULTS_CYCLES:-10}
+	FB_FAULTS_MODCYCLES=${FB_FAULTS_MODCYCLES:-5}
+	export FB_INTEGRITY_MODES FB_FAULTS_CYCLES FB_FAULTS_MODCYCLES
+fi
 FB_SUITE_TIMEOUT=${FB_SUITE_TIMEOUT:-3000}
 FB_SUITE_BUDGET=${FB_SUITE_BUDGET:-2400}
 FB_CYCLES_BUDGET=${FB_CYCLES_BUDGET:-1200}
