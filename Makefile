@@ -16,21 +16,26 @@ MATRIX_HEADERS += $(foreach a,50 53 54 55 56,linux-headers-6.1.0-$(a)-amd64) \
 	linux-headers-6.1.0-57-cloud-amd64
 endif
 
-BASE ?= 6.12
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 SERIES ?= all
 VM_KVERS ?= $(DEFAULT_KVER) 6.1.0-57-amd64
+# Every base (backports/<base>/pin), and the one serving KVER by its series
+# (dkms.conf decides, through scripts/flavor.sh); BASE= overrides it, and a
+# KVER outside every base falls back to 6.12 (whose build then says so).
+BASES := $(patsubst backports/%/pin,%,$(wildcard backports/*/pin))
+BASE ?= $(or $(word 1,$(shell bash scripts/flavor.sh --base $(KVER) $(KDIR) 2>/dev/null)),6.12)
+TREE := $(if $(filter 6.12,$(BASE)),src/upstream,src/upstream-$(BASE))
 
 ifeq ($(SERIES),none)
-SRC := src/upstream-unpatched
+SRC := $(TREE)-unpatched
 BUILD := build/$(KVER)-unpatched
 else
-SRC := src/upstream
+SRC := $(TREE)
 BUILD := build/$(KVER)
 endif
 
-.PHONY: all deps deps-test import modules check-build check-tools check-vm check-debug \
+.PHONY: all deps deps-test import import-all modules check-build check-tools check-vm check-debug \
 	check bench demo dkms-install checkpatch clean distclean \
 	deps-pkg deb rpm kmod-deb repo not-in-tmp
 
@@ -45,10 +50,17 @@ deps-test:
 import:
 	OUT=$(CURDIR)/$(SRC) SERIES=$(SERIES) sh scripts/import.sh $(BASE)
 
+# Every base's generated tree (the build matrix and the package need them all).
+import-all:
+	@for b in $(BASES); do \
+		t=src/upstream; [ $$b = 6.12 ] || t=src/upstream-$$b; \
+		OUT=$(CURDIR)/$$t SERIES=all sh scripts/import.sh $$b || exit 1; \
+	done
+
 modules: import
 	SRC=$(CURDIR)/$(SRC) BUILD=$(CURDIR)/$(BUILD) sh scripts/build.sh $(KVER) $(KDIR)
 
-check-build: import
+check-build: import-all
 	FB_WERROR=0 sh scripts/check-build.sh
 
 check-tools:
@@ -109,4 +121,4 @@ clean:
 	rm -rf build
 
 distclean: clean
-	rm -rf src/upstream src/upstream-unpatched
+	rm -rf src/upstream src/upstream-unpatched src/upstream-*

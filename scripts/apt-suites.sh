@@ -5,6 +5,7 @@
 # already installed is upgraded from them.
 #
 # usage: scripts/apt-suites.sh [suite...]   (default: the suites listed below)
+#        scripts/apt-suites.sh --print-mirror
 set -eu
 
 suites=${*:-"bookworm-backports trixie"}
@@ -29,6 +30,11 @@ mirror_uri() {
 
 uri=$(mirror_uri | grep -v -e security -e '\.disabled' | grep '/debian/*$' | head -n 1)
 [ -n "$uri" ] || die "cannot find a Debian mirror in this machine's apt configuration"
+# For debootstrap (scripts/headers.sh): the mirror, printed, nothing changed.
+if [ "${1:-}" = --print-mirror ]; then
+	echo "$uri"
+	exit 0
+fi
 
 want="Types: deb
 URIs: $uri

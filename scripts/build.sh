@@ -5,14 +5,14 @@
 # This is what `make modules` and DKMS's MAKE run.
 #
 # usage: scripts/build.sh KVER [KDIR]
-# environment: SRC (generated tree, default src/upstream),
+# environment: SRC (generated tree, default the kernel's base's: src/upstream
+#              for base 6.12, src/upstream-<base> for the others),
 #              BUILD (default build/KVER), FB_PREFIX, FB_WERROR=1
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 kver=${1:?usage: build.sh KVER [KDIR]}
 kdir=${2:-/lib/modules/$kver/build}
-src=${SRC:-$top/src/upstream}
 b=${BUILD:-$top/build/$kver}
 
 die() { echo "fuse-backport: $*" >&2; exit 1; }
@@ -21,11 +21,18 @@ unsupported() { echo "fuse-backport: $*" >&2; exit 3; }
 
 [ -d "$kdir" ] || die "no kernel headers for $kver at $kdir (install linux-headers-$kver)"
 [ -f "$kdir/Makefile" ] || die "$kdir is not a kernel build directory"
-[ -f "$src/.fb-import" ] || die "no generated tree at $src: run 'make import' first"
 
+# The base (dkms.conf: by the kernel's series) and its generated tree.
+if ! bt=$(bash "$top/scripts/flavor.sh" --base "$kver" "$kdir" 2>&1); then
+	unsupported "not building for $kver: $bt"
+fi
 if ! fl=$(bash "$top/scripts/flavor.sh" "$kver" "$kdir" 2>&1); then
 	unsupported "not building for $kver: $fl"
 fi
+src=${SRC:-$top/src/${bt#* }}
+[ -f "$src/.fb-import" ] || die "no generated tree at $src: run 'make import BASE=${bt%% *}' first"
+[ "$(sed -n 's/^base=//p' "$src/.fb-import")" = "${bt%% *}" ] ||
+	die "$src holds base $(sed -n 's/^base=//p' "$src/.fb-import"), kernel $kver needs base ${bt%% *}"
 flavor=${fl%% *}
 modules=${fl#* }
 prefix=${FB_PREFIX:-fusebp}
@@ -37,6 +44,8 @@ esac
 imp() { sed -n "s/^$1=//p" "$src/.fb-import"; }
 version="$(imp upstream_version)+fb$(imp fb_release)"
 base=$(imp base)
+compat=$(sed -n 's/^COMPAT=//p' "$top/backports/$base/pin")
+compat=${compat:-none}
 
 probes=$(mktemp "${TMPDIR:-/tmp}/fb-probes.XXXXXX")
 trap 'rm -f "$probes"' EXIT INT TERM
@@ -77,7 +86,7 @@ else
 	mv "$b/fb_config.h.new" "$b/fb_config.h"
 fi
 {
-	printf 'FB_FLAVOR := %s\nFB_PREFIX := %s\n' "$flavor" "$prefix"
+	printf 'FB_FLAVOR := %s\nFB_PREFIX := %s\nFB_COMPAT := %s\n' "$flavor" "$prefix" "$compat"
 	# The probes that passed, for src/Kbuild to pick compat objects.
 	printf 'FB_HAVE :=%s\n' "$(sed -n 's/^#define HAVE_\([A-Z0-9_]*\) 1$/ \1/p' "$probes" | tr -d '\n')"
 } > "$b/fb_config.mk"
@@ -85,12 +94,17 @@ fi
 # cp -p keeps mtimes, so kbuild rebuilds only what changed.
 cp -pR "$src/fs" "$src/include" "$src/.fb-import" "$b/"
 cp -p "$top/src/Kbuild" "$top/backports/include/fb_compat.h" "$b/"
+cp -p "$top/backports/$base/Kbuild.objs" "$b/"
 # Stand-in headers (found before the kernel's) and compat sources.
+# Only a base whose pin says COMPAT=shared (6.12: kernels older than it)
+# takes them; a base that serves no kernel older than itself has none.
 rm -rf "$b/fb_include"
 rm -f "$b"/compat/*.c
 mkdir -p "$b/fb_include" "$b/compat"
-cp -pR "$top/backports/include/linux" "$b/fb_include/"
-cp -p "$top"/backports/compat/*.c "$b/compat/"
+if [ "$compat" = shared ]; then
+	cp -pR "$top/backports/include/linux" "$b/fb_include/"
+	cp -p "$top"/backports/compat/*.c "$b/compat/"
+fi
 
 extra=""
 [ "${FB_WERROR:-0}" = 1 ] && extra="KCFLAGS=-Werror"

@@ -41,7 +41,7 @@ patch_list() {
 		dir=$bp/$(dirname "$s")/patches
 		[ "$s" = series ] && dir=$bp/patches
 		sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$bp/$s" | while read -r p; do
-			[ -n "$p" ] && echo "$dir/$p"
+			if [ -n "$p" ]; then echo "$dir/$p"; fi
 		done
 	done
 }

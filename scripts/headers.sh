@@ -1,0 +1,163 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Kernel headers for the build matrix, from the Debian suites reachable here.
+#
+# usage: scripts/headers.sh list [full]     print "WHERE KVER" lines: the ABIs
+#                                           the matrix builds (default: the
+#                                           representative subset)
+#        scripts/headers.sh install WHERE KVER...
+#        scripts/headers.sh root WHERE      print the root directory of WHERE
+#
+# WHERE says where a kernel's kbuild runs:
+#   host    Debian 12 itself: bookworm and bookworm-security (6.1.0-N),
+#           bookworm-backports (6.12.*+deb12); installed with the host's apt
+#   trixie  a Debian 13 root: trixie (6.12.*+deb13) and trixie-backports
+#           (7.x+deb13), whose kbuild binaries and gcc-14 need trixie's glibc
+#   sid     a Debian unstable root: sid (+deb14, gcc-16)
+# A root is made by debootstrap (minbase) on the mirror this machine's apt
+# uses, in ${FB_CACHE:-/var/cache/fuse-backport}/roots/WHERE, and keeps the
+# .deb files apt fetched in its own cache: a second run downloads nothing.
+# Headers are installed with apt in the root (dpkg knows them; no host file
+# is touched). Needs root.
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cache=${FB_CACHE:-/var/cache/fuse-backport}
+die() { echo "headers: $*" >&2; exit 1; }
+
+root_of() {
+	case $1 in
+	host) echo / ;;
+	trixie | sid) echo "$cache/roots/$1" ;;
+	*) die "unknown place '$1' (host, trixie or sid)" ;;
+	esac
+}
+
+# The place a kernel's headers come from, by its Debian ABI name.
+where_of() {
+	case $1 in
+	6.1.0-[0-9]*-* | *+deb12-*) echo host ;;
+	*+deb13-*) echo trixie ;;
+	*+deb14-*) echo sid ;;
+	*) return 1 ;;
+	esac
+}
+
+mirror() {
+	sh "$top/scripts/apt-suites.sh" --print-mirror
+}
+
+in_root() {
+	r=$1
+	shift
+	chroot "$r" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+		DEBIAN_FRONTEND=noninteractive "$@"
+}
+
+make_root() {
+	w=$1
+	r=$(root_of "$w")
+	[ -x "$r/usr/bin/make" ] && [ -x "$r/usr/bin/as" ] && return 0
+	command -v debootstrap > /dev/null || die "debootstrap is not installed (make deps-test)"
+	m=$(mirror) || die "cannot find this machine's Debian mirror"
+	echo "headers: making the $w root in $r (debootstrap)" >&2
+	rm -rf "$r.tmp"
+	mkdir -p "$(dirname "$r")"
+	debootstrap --variant=minbase "$w" "$r.tmp" "$m" > "$cache/roots/$w.log" 2>&1 ||
+		die "debootstrap $w failed (see $cache/roots/$w.log)"
+	if [ "$w" = trixie ]; then
+		echo "deb $m trixie-backports main" >> "$r.tmp/etc/apt/sources.list"
+	fi
+	in_root "$r.tmp" sh -c 'apt-get update -qq && apt-get install -y -q --no-install-recommends make binutils' \
+		>> "$cache/roots/$w.log" 2>&1 || die "cannot install make in the $w root (see $cache/roots/$w.log)"
+	mv "$r.tmp" "$r"
+}
+
+# Every amd64 headers ABI (generic, cloud, rt) WHERE's apt knows.
+abis() {
+	w=$1
+	r=$(root_of "$w")
+	if [ "$w" = host ]; then
+		apt-cache pkgnames linux-headers- 2> /dev/null
+	else
+		[ -d "$r" ] || return 0
+		in_root "$r" apt-cache pkgnames linux-headers- 2> /dev/null
+	fi | sed -n 's/^linux-headers-\([0-9][^ ]*-amd64\)$/\1/p' |
+	while read -r k; do
+		[ "$(where_of "$k" || true)" = "$w" ] && echo "$k"
+	done | sort -V
+}
+
+# The representative subset: per series (major.minor and Debian tag) and
+# flavour (generic, rt), the oldest and the newest ABI.
+subset() {
+	awk '{
+		k = $2
+		if (k ~ /-cloud-amd64$/) next
+		fl = (k ~ /-rt-amd64$/) ? "rt" : "generic"
+		split(k, v, /[.-]/)
+		tag = (k ~ /\+deb[0-9]+-/) ? k : ""
+		sub(/^[^+]*\+/, "", tag)
+		sub(/-.*/, "", tag)
+		key = $1 " " v[1] "." v[2] " " tag " " fl
+		if (!(key in first)) {
+			first[key] = k
+			order[++n] = key
+		}
+		last[key] = k
+	} END {
+		for (i = 1; i <= n; i++) {
+			key = order[i]
+			split(key, w, " ")
+			print w[1], first[key]
+			if (last[key] != first[key])
+				print w[1], last[key]
+		}
+	}'
+}
+
+case ${1:-} in
+list)
+	for w in host trixie sid; do
+		[ "$w" = host ] || make_root "$w"
+		abis "$w" | sed "s/^/$w /"
+	done > "${TMPDIR:-/tmp}/fb-abis.$$"
+	if [ "${2:-}" = full ]; then
+		cat "${TMPDIR:-/tmp}/fb-abis.$$"
+	else
+		subset < "${TMPDIR:-/tmp}/fb-abis.$$"
+	fi
+	rm -f "${TMPDIR:-/tmp}/fb-abis.$$"
+	;;
+install)
+	[ $# -ge 3 ] || die "usage: headers.sh install WHERE KVER..."
+	w=$2
+	shift 2
+	r=$(root_of "$w")
+	pkgs=""
+	for k in "$@"; do
+		[ -f "$r/usr/src/linux-headers-$k/.config" ] || pkgs="$pkgs linux-headers-$k"
+	done
+	[ -n "$pkgs" ] || exit 0
+	if [ "$w" = host ]; then
+		# Another apt may hold the lock: wait for it, as deps.sh does.
+		# shellcheck disable=SC2086 # a list of package names
+		apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=600 $pkgs > /dev/null ||
+			die "apt-get install$pkgs failed"
+	else
+		make_root "$w"
+		# shellcheck disable=SC2086 # a list of package names
+		in_root "$r" apt-get install -y -q --no-install-recommends $pkgs > /dev/null ||
+			die "apt-get install$pkgs failed in the $w root"
+	fi
+	;;
+root)
+	root_of "${2:?usage: headers.sh root WHERE}"
+	;;
+where)
+	where_of "${2:?usage: headers.sh where KVER}" || die "no Debian suite here carries $2"
+	;;
+*)
+	die "usage: headers.sh list [full] | install WHERE KVER... | root WHERE | where KVER"
+	;;
+esac
