@@ -8,7 +8,7 @@
 #        scripts/apt-suites.sh --print-mirror
 set -eu
 
-suites=${*:-"bookworm-backports trixie"}
+suites=${*:-"bookworm-backports trixie trixie-backports"}
 list=/etc/apt/sources.list.d/fuse-backport-extra.sources
 prefs=/etc/apt/preferences.d/fuse-backport-extra
 

@@ -62,6 +62,18 @@ if [ -n "$missing" ]; then
 	unsupported "kernel $kver is not supported yet by base $base: its headers lack$missing (see backports/$base/required)"
 fi
 
+# Passthrough: built where the kernel enables it and has every API the
+# base's passthrough calls with the signature it calls (PASSTHROUGH_NEEDS of
+# the pin); otherwise the module is built without it, and says why.
+nopt=""
+pt_needs=$(sed -n 's/^PASSTHROUGH_NEEDS="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$top/backports/$base/pin")
+if grep -qx 'CONFIG_FUSE_PASSTHROUGH=y' "$kdir/.config"; then
+	for h in $pt_needs; do
+		grep -q "^#define $h 1" "$probes" || nopt="$nopt $h"
+	done
+fi
+[ -z "$nopt" ] || echo "fuse-backport: $kver: building without passthrough: no$nopt (backports/probes)" >&2
+
 # A build dir made from another generated tree is stale as a whole.
 if [ -f "$b/.fb-import" ] && ! cmp -s "$b/.fb-import" "$src/.fb-import"; then
 	rm -rf "$b"
@@ -89,6 +101,7 @@ fi
 	printf 'FB_FLAVOR := %s\nFB_PREFIX := %s\nFB_COMPAT := %s\n' "$flavor" "$prefix" "$compat"
 	# The probes that passed, for src/Kbuild to pick compat objects.
 	printf 'FB_HAVE :=%s\n' "$(sed -n 's/^#define HAVE_\([A-Z0-9_]*\) 1$/ \1/p' "$probes" | tr -d '\n')"
+	[ -z "$nopt" ] || printf 'FB_NO_PASSTHROUGH := kernel lacks%s\n' "$nopt"
 } > "$b/fb_config.mk"
 
 # cp -p keeps mtimes, so kbuild rebuilds only what changed.

@@ -1,46 +1,89 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Build against every kernel whose headers are installed. A kernel we serve
-# must build with no warning in our files; one we do not serve (yet) is
-# listed as skipped with its reason.
+# The build matrix: build against Debian's kernel headers, every base and
+# flavor dkms.conf picks, and print kernel x base x flavor x result. A kernel
+# a base serves must build with no warning in our files; one outside every
+# base, or refused by a probe, is listed with its reason.
 #
-# usage: scripts/check-build.sh [KVER...]   (default: all installed headers)
+# usage: scripts/check-build.sh [KVER...]
+#   default: the representative subset of scripts/headers.sh (oldest and
+#   newest ABI of each series, generic and rt); FB_CHECK_FULL=1: every amd64
+#   ABI the Debian suites reachable here carry. Headers are installed as
+#   needed (host apt, or the Debian 13 / unstable roots), and kernels whose
+#   kbuild needs a newer glibc build inside their root (chroot).
+# environment: FB_OUT (logs, default build/logs), FB_TABLE (the table as
+#   Markdown, default build/logs/check-build.md)
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${FB_OUT:-$top/build/logs}
+table=${FB_TABLE:-$out/check-build.md}
 mkdir -p "$out"
+hdr() { sh "$top/scripts/headers.sh" "$@"; }
 
-kvers=${*:-}
-if [ -z "$kvers" ]; then
-	for d in /usr/src/linux-headers-*; do
-		[ -f "$d/.config" ] || continue
-		kvers="$kvers ${d#/usr/src/linux-headers-}"
-	done
+list=$out/check-build.list
+if [ $# -gt 0 ]; then
+	for k in "$@"; do
+		w=$(hdr where "$k") || exit 1
+		echo "$w $k"
+	done > "$list"
+elif [ "${FB_CHECK_FULL:-0}" = 1 ]; then
+	hdr list full > "$list" || exit 1
+else
+	hdr list > "$list" || exit 1
 fi
-[ -n "$kvers" ] || { echo "check-build: no kernel headers installed" >&2; exit 1; }
+[ -s "$list" ] || { echo "check-build: no kernel to build for" >&2; exit 1; }
 
+# Headers first, one apt run per place.
+# shellcheck disable=SC2013 # one word a line: host, trixie or sid
+for w in $(cut -d' ' -f1 "$list" | sort -u); do
+	# shellcheck disable=SC2046 # a list of kernel versions
+	hdr install "$w" $(awk -v w="$w" '$1 == w { print $2 }' "$list") ||
+		echo "check-build: could not install every header package for $w" >&2
+done
+
+{
+	echo "| kernel | headers from | base | flavor | result |"
+	echo "|---|---|---|---|---|"
+} > "$table"
 pass=0 fail=0 skip=0 n=0
-for k in $kvers; do
+while read -r w k; do
 	n=$((n + 1))
 	log=$out/build-$k.log
-	sh "$top/scripts/build.sh" "$k" "/usr/src/linux-headers-$k" > "$log" 2>&1
+	r=$(hdr root "$w")
+	if [ ! -f "$r/usr/src/linux-headers-$k/.config" ]; then
+		echo "not ok $n - $k: no headers (linux-headers-$k did not install in $w)"
+		echo "| $k | $w | | | **failed**: no headers |" >> "$table"
+		fail=$((fail + 1))
+		continue
+	fi
+	base=$(bash "$top/scripts/flavor.sh" --base "$k" "$r/usr/src/linux-headers-$k" 2> /dev/null | cut -d' ' -f1)
+	flavor=$(bash "$top/scripts/flavor.sh" "$k" "$r/usr/src/linux-headers-$k" 2> /dev/null | cut -d' ' -f1)
+	sh "$top/scripts/build-in.sh" "$k" < /dev/null > "$log" 2>&1
 	rc=$?
 	# Warnings in files of ours (the build dir), whatever kbuild's exit.
 	warn=$(grep -E '(warning|error):' "$log" | grep -F "$top/build/" | head -n 3)
+	last=$(tail -n 1 "$log" | sed 's/^fuse-backport: //')
 	if [ $rc = 3 ]; then
-		echo "ok $n - $k # SKIP $(tail -n 1 "$log" | sed 's/^fuse-backport: //')"
+		echo "ok $n - $k # SKIP $last"
+		res="refused: $last"
 		skip=$((skip + 1))
 	elif [ $rc = 0 ] && [ -z "$warn" ]; then
-		echo "ok $n - $k: $(tail -n 1 "$log" | sed 's/^fuse-backport: //')"
+		res=built
+		why=$(sed -n 's/^FB_NO_PASSTHROUGH := //p' "$top/build/$k/fb_config.mk" 2> /dev/null)
+		[ -n "$why" ] && res="built without passthrough: $why"
+		echo "ok $n - $k: $res ($last)"
 		pass=$((pass + 1))
 	else
 		echo "not ok $n - $k (see $log)"
 		[ -n "$warn" ] && echo "$warn" | sed 's/^/#   /'
 		[ -z "$warn" ] && tail -n 5 "$log" | sed 's/^/#   /'
+		res="**failed** (${warn:+warnings in our files, }see build/logs/build-$k.log)"
 		fail=$((fail + 1))
 	fi
-done
+	echo "| $k | $w | ${base:--} | ${flavor:--} | $res |" >> "$table"
+done < "$list"
 echo "1..$n"
-echo "check-build: $pass passed, $fail failed, $skip skipped"
+cat "$table"
+echo "check-build: $pass built, $fail failed, $skip refused (table: ${table#"$top"/})"
 [ $fail = 0 ]

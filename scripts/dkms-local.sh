@@ -26,6 +26,11 @@ rm -rf "$dst"
 mkdir -p "$dst/src"
 cp -R "$top/dkms.conf" "$top/LICENSE" "$top/scripts" "$top/backports" "$dst/"
 cp -R "$top/src/Kbuild" "$top/src/upstream" "$dst/src/"
+# The generated trees of the other bases (make import-all), where made.
+for t in "$top"/src/upstream-*; do
+	case $t in *-unpatched) continue ;; esac
+	[ -f "$t/.fb-import" ] && cp -R "$t" "$dst/src/"
+done
 dkms add -m "$name" -v "$ver"
 rc=0
 for k in "$@"; do

@@ -58,6 +58,11 @@ make_root() {
 	w=$1
 	r=$(root_of "$w")
 	[ -x "$r/usr/bin/make" ] && [ -x "$r/usr/bin/as" ] && return 0
+	mkdir -p "$cache/roots"
+	# One maker at a time; whoever waited finds the root made.
+	exec 8> "$cache/roots/.$w.lock"
+	flock 8 || die "cannot lock $cache/roots/.$w.lock"
+	[ -x "$r/usr/bin/make" ] && [ -x "$r/usr/bin/as" ] && return 0
 	command -v debootstrap > /dev/null || die "debootstrap is not installed (make deps-test)"
 	m=$(mirror) || die "cannot find this machine's Debian mirror"
 	echo "headers: making the $w root in $r (debootstrap)" >&2
@@ -67,6 +72,11 @@ make_root() {
 		die "debootstrap $w failed (see $cache/roots/$w.log)"
 	if [ "$w" = trixie ]; then
 		echo "deb $m trixie-backports main" >> "$r.tmp/etc/apt/sources.list"
+	fi
+	if [ "$w" = sid ]; then
+		# The mirror's sid Release can be older than its Valid-Until
+		# here; its signature is still checked.
+		echo 'Acquire::Check-Valid-Until "false";' > "$r.tmp/etc/apt/apt.conf.d/99fuse-backport"
 	fi
 	in_root "$r.tmp" sh -c 'apt-get update -qq && apt-get install -y -q --no-install-recommends make binutils' \
 		>> "$cache/roots/$w.log" 2>&1 || die "cannot install make in the $w root (see $cache/roots/$w.log)"

@@ -40,7 +40,18 @@ esac
 cd "$top" || exit 1
 mkdir -p "$top/build" || die "cannot create $top/build"
 kdir=${FB_KDIR:-/lib/modules/$kver/build}
-make -s modules KVER="$kver" KDIR="$kdir" > "$top/build/modules-$kver.log" 2>&1
+# Kernels whose headers live in a Debian root (scripts/headers.sh: Debian
+# 13's and unstable's, their kbuild needs a newer glibc) build there.
+in_root=no
+if [ -z "${FB_KDIR:-}" ] && [ ! -f "$kdir/.config" ] && w=$(sh scripts/headers.sh where "$kver" 2> /dev/null) &&
+	[ "$w" != host ]; then
+	in_root=yes
+	sh scripts/headers.sh install "$w" "$kver" &&
+		make -s import KVER="$kver" > "$top/build/modules-$kver.log" 2>&1 &&
+		sh scripts/build-in.sh "$kver" >> "$top/build/modules-$kver.log" 2>&1
+else
+	make -s modules KVER="$kver" KDIR="$kdir" > "$top/build/modules-$kver.log" 2>&1
+fi
 rc=$?
 if [ $rc != 0 ]; then
 	if grep -q 'not supported yet\|not building' "$top/build/modules-$kver.log"; then
@@ -53,7 +64,12 @@ if [ $rc != 0 ]; then
 fi
 case " ${FB_VM_TARGETS:-unpatched} " in
 *" unpatched "*)
-	make -s modules SERIES=none KVER="$kver" KDIR="$kdir" > "$top/build/modules-$kver-unpatched.log" 2>&1 ||
+	if [ $in_root = yes ]; then
+		make -s import SERIES=none KVER="$kver" > "$top/build/modules-$kver-unpatched.log" 2>&1 &&
+			sh scripts/build-in.sh "$kver" none >> "$top/build/modules-$kver-unpatched.log" 2>&1
+	else
+		make -s modules SERIES=none KVER="$kver" KDIR="$kdir" > "$top/build/modules-$kver-unpatched.log" 2>&1
+	fi ||
 		die "building the unpatched base for $kver failed (build/modules-$kver-unpatched.log)"
 	;;
 esac
@@ -62,7 +78,11 @@ kmod=$top/build/$kver-testmod
 rm -rf "$kmod"
 mkdir -p "$kmod" || die "cannot create $kmod"
 cp "$top"/tests/kmod/*.c "$top/tests/kmod/Kbuild" "$kmod/" || die "cannot copy tests/kmod to $kmod"
-make -s -C "$kdir" M="$kmod" modules > "$top/build/testmod-$kver.log" 2>&1 ||
+if [ $in_root = yes ]; then
+	sh scripts/build-in.sh "$kver" kmod "$kmod"
+else
+	make -s -C "$kdir" M="$kmod" modules
+fi > "$top/build/testmod-$kver.log" 2>&1 ||
 	die "building the test modules (tests/kmod) for $kver failed (build/testmod-$kver.log)"
 for d in tests/daemon tests/bin tests/parallel tests/libfuse tests/splice tools; do
 	[ -f "$d/Makefile" ] || continue

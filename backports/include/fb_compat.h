@@ -64,6 +64,15 @@ extern struct user_namespace fb_invalid_mnt_idmap;
 #endif
 
 /*
+ * The kernel enables FUSE passthrough but lacks an API the base's
+ * passthrough needs with the signature it calls (scripts/build.sh,
+ * PASSTHROUGH_NEEDS of the pin): the module is built without it.
+ */
+#ifdef FB_NO_PASSTHROUGH
+#undef CONFIG_FUSE_PASSTHROUGH
+#endif
+
+/*
  * Set on the one file of each module that carries its modinfo. The entries
  * are what MODULE_VERSION() and MODULE_INFO() make, without <linux/module.h>:
  * a header included here would come before the file's own pr_fmt.

@@ -1,0 +1,58 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Build for a Debian kernel where its kbuild runs (scripts/headers.sh): on
+# this host, or in a chroot of the Debian root its headers are installed in,
+# with this tree bind-mounted at the same path (paths in logs stay ours).
+#
+# usage: scripts/build-in.sh KVER [SERIES]   (SERIES: all (default) or none)
+# The generated tree must exist (make import-all, SERIES=none: make import
+# SERIES=none BASE=...). Exit status as scripts/build.sh's (3: not served).
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+k=${1:?usage: build-in.sh KVER [SERIES]}
+series=${2:-all}
+die() { echo "build-in: $*" >&2; exit 1; }
+
+w=$(sh "$top/scripts/headers.sh" where "$k") || exit 1
+r=$(sh "$top/scripts/headers.sh" root "$w")
+kd=/usr/src/linux-headers-$k
+[ -f "$r$kd/.config" ] || die "no headers for $k in $w (scripts/headers.sh install $w $k)"
+env=""
+if [ "$series" = none ]; then
+	bt=$(bash "$top/scripts/flavor.sh" --base "$k" "$r$kd" 2> /dev/null) || {
+		bash "$top/scripts/flavor.sh" --base "$k" "$r$kd"
+		exit 3
+	}
+	env="SRC=$top/src/${bt#* }-unpatched BUILD=$top/build/$k-unpatched"
+fi
+if [ "$w" = host ]; then
+	# shellcheck disable=SC2086 # assignments
+	exec env $env sh "$top/scripts/build.sh" "$k" "$kd"
+fi
+
+cleanup() {
+	# Another build still in this root holds its shared lock: leave the
+	# mounts to it (it unmounts what it finds mounted, being the last).
+	flock -x -n 7 || return 0
+	for m in $mounted; do
+		umount "$m" 2> /dev/null || umount -l "$m" 2> /dev/null || true
+	done
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+# Several builds may share a root: the first mounts, the last unmounts.
+mounted=""
+exec 7> "$r/.fb-mount.lock"
+flock -s 7
+mounted="$r/proc $r$top"
+if ! mountpoint -q "$r$top"; then
+	mkdir -p "$r$top" || die "cannot create $r$top"
+	mount --bind "$top" "$r$top" || die "cannot bind-mount $top into $r"
+fi
+if ! mountpoint -q "$r/proc"; then
+	mount -t proc proc "$r/proc" || die "cannot mount proc in $r"
+fi
+# shellcheck disable=SC2086 # assignments
+chroot "$r" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+	FB_JOBS="${FB_JOBS:-2}" $env sh "$top/scripts/build.sh" "$k" "$kd"
