@@ -15,7 +15,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 name=fuse-backport
 ver=$(kernelver="" kernel_source_dir="" bash -c '. "$1/dkms.conf" && echo "$PACKAGE_VERSION"' _ "$top")
 log=$(mktemp "${TMPDIR:-/tmp}/fb-dkms.XXXXXX")
-fake=7.0.0-fbfake-amd64
+fake=7.4.0-fbfake-amd64
 cleanup() {
 	rm -f "$log"
 	rm -rf "/usr/src/linux-headers-$fake" "/lib/modules/$fake"
@@ -62,8 +62,8 @@ dkms build -m "$name" -v "$ver" -k "$fake" > "$log" 2>&1
 rc=$?
 [ $rc = 0 ] || [ $rc = 77 ]
 rc_ok=$?
-grep -q "outside base" "$log" && [ $rc_ok = 0 ] && [ ! -d "/var/lib/dkms/$name/$ver/$fake" ]
-check $? "$fake: dkms skips it (exit $rc) with our reason: $(grep -m1 'outside base' "$log" | cut -c1-90)"
+grep -q "outside every base" "$log" && [ $rc_ok = 0 ] && [ ! -d "/var/lib/dkms/$name/$ver/$fake" ]
+check $? "$fake: dkms skips it (exit $rc) with our reason: $(grep -m1 'outside every base' "$log" | cut -c1-90)"
 
 sh "$top/scripts/dkms-local.sh" --remove > "$log" 2>&1
 left=""

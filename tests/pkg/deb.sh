@@ -6,7 +6,7 @@
 # succeeds), the modules are signed and, in a VM, load; a 6.1 kernel's
 # headers package installed again after ours is built for by DKMS's own
 # hook; upgrade to a newer build (rebuilt, the old version gone); a kernel
-# without headers and one outside our series (faked: 7.0.0-fake) are
+# without headers and one outside every base (faked: 7.4.0-fake) are
 # skipped with our message, and so is a kernel whose headers make a required
 # probe fail (a fake headers .deb installed with apt: apt exits 0, on dkms
 # 3.0.10 too); with a drop-in kernel's headers gone, apt remove still takes
@@ -21,7 +21,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/pkg/lib.sh"
 
 pkg=fuse-backport-dkms
-fake7=7.0.0-fake
+fake7=7.4.0-fake
 nohdr=6.12.0-fbnohdr-amd64
 gatek=6.1.0-999-fbgate-amd64
 vm_kver=6.12.95+deb12-amd64
@@ -293,9 +293,9 @@ deb2=$pt_tmp/out2/${pkg}_$ver2-1_all.deb
 tap_check $? "a newer release $ver2-1 built from a scratch copy"
 [ -n "$deb2" ] || pt_log "$pt_tmp/build2.log" 15
 
-# The fakes: a kernel whose headers are not installed, and 7.0 headers.
+# The fakes: a kernel whose headers are not installed, and 7.4 headers (outside every base).
 mkdir -p "/lib/modules/$nohdr" "/usr/src/linux-headers-$fake7/include" "/lib/modules/$fake7"
-printf 'VERSION = 7\nPATCHLEVEL = 0\nSUBLEVEL = 0\nEXTRAVERSION = -fake\nmodules:\n\t@false\n' \
+printf 'VERSION = 7\nPATCHLEVEL = 4\nSUBLEVEL = 0\nEXTRAVERSION = -fake\nmodules:\n\t@false\n' \
 	> "/usr/src/linux-headers-$fake7/Makefile"
 printf 'CONFIG_MODULES=y\nCONFIG_FUSE_FS=y\nCONFIG_MODULE_SIG=y\n' > "/usr/src/linux-headers-$fake7/.config"
 ln -sfn "/usr/src/linux-headers-$fake7" "/lib/modules/$fake7/build"
@@ -314,7 +314,7 @@ if [ -n "$deb2" ]; then
 		check_kernel "$k" "$pt_tmp/install2.log" "$ver2"
 	done
 	check_kernel $nohdr "$pt_tmp/install2.log" "$ver2"
-	grep -q "not building for $fake7: kernel $fake7 is outside base" "$pt_tmp/install2.log" &&
+	grep -q "not building for $fake7: kernel $fake7 is outside every base" "$pt_tmp/install2.log" &&
 		! dkms status -m $name 2> /dev/null | grep -q ", $fake7," && [ -z "$(our_modules $fake7)" ]
 	tap_check $? "$fake7 (unsupported): skipped with our message, nothing built"
 	grep "not building for $fake7" "$pt_tmp/install2.log" | sed 's/^/# /'

@@ -178,14 +178,14 @@ else
 	tap_skip "drop-in kmod .deb" "no 6.1 headers here"
 fi
 
-# A kernel we do not serve: fake headers of 7.0, in the scratch directory only.
+# A kernel we do not serve: fake headers of 7.4 (outside every base), in the scratch directory only.
 mkdir -p "$pt_tmp/h7/include"
-printf 'VERSION = 7\nPATCHLEVEL = 0\n' > "$pt_tmp/h7/Makefile"
+printf 'VERSION = 7\nPATCHLEVEL = 4\n' > "$pt_tmp/h7/Makefile"
 printf 'CONFIG_FUSE_FS=y\n' > "$pt_tmp/h7/.config"
-OUT=$pt_tmp/h7out sh scripts/kmod-deb.sh 7.0.0-fake "$pt_tmp/h7" > "$pt_tmp/h7.log" 2>&1
+OUT=$pt_tmp/h7out sh scripts/kmod-deb.sh 7.4.0-fake "$pt_tmp/h7" > "$pt_tmp/h7.log" 2>&1
 rc=$?
 debs=$(find "$pt_tmp/h7out" -name '*.deb' 2> /dev/null)
-[ $rc = 3 ] && [ "$(wc -l < "$pt_tmp/h7.log")" = 1 ] && grep -q 'outside base' "$pt_tmp/h7.log" && [ -z "$debs" ]
-tap_check $? "7.0.0-fake: exit $rc, one line: $(head -n 1 "$pt_tmp/h7.log")"
+[ $rc = 3 ] && [ "$(wc -l < "$pt_tmp/h7.log")" = 1 ] && grep -q 'outside every base' "$pt_tmp/h7.log" && [ -z "$debs" ]
+tap_check $? "7.4.0-fake: exit $rc, one line: $(head -n 1 "$pt_tmp/h7.log")"
 
 tap_done
