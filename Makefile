@@ -21,10 +21,15 @@ KDIR ?= /lib/modules/$(KVER)/build
 SERIES ?= all
 VM_KVERS ?= $(DEFAULT_KVER) 6.1.0-57-amd64
 # Every base (backports/<base>/pin), and the one serving KVER by its series
-# (dkms.conf decides, through scripts/flavor.sh); BASE= overrides it, and a
-# KVER outside every base falls back to 6.12 (whose build then says so).
+# (dkms.conf decides, through scripts/flavor.sh) when KVER is given; BASE=
+# overrides it. Without KVER, and for a KVER outside every base (whose build
+# then says so), base 6.12.
 BASES := $(patsubst backports/%/pin,%,$(wildcard backports/*/pin))
+ifeq ($(origin KVER),command line)
 BASE ?= $(or $(word 1,$(shell bash scripts/flavor.sh --base $(KVER) $(KDIR) 2>/dev/null)),6.12)
+else
+BASE ?= 6.12
+endif
 TREE := $(if $(filter 6.12,$(BASE)),src/upstream,src/upstream-$(BASE))
 
 ifeq ($(SERIES),none)

@@ -8,17 +8,20 @@
 #        scripts/headers.sh install WHERE KVER...
 #        scripts/headers.sh root WHERE      print the root directory of WHERE
 #
-# WHERE says where a kernel's kbuild runs:
-#   host    Debian 12 itself: bookworm and bookworm-security (6.1.0-N),
-#           bookworm-backports (6.12.*+deb12); installed with the host's apt
-#   trixie  a Debian 13 root: trixie (6.12.*+deb13) and trixie-backports
-#           (7.x+deb13), whose kbuild binaries and gcc-14 need trixie's glibc
-#   sid     a Debian unstable root: sid (+deb14, gcc-16)
+# WHERE says where a kernel's kbuild runs, each a Debian root:
+#   bookworm  Debian 12: bookworm, bookworm-security (6.1.0-N) and
+#             bookworm-backports (6.12.*+deb12), the host's own apt sources
+#             (a root too, so that the matrix never waits for the host's apt
+#             lock nor installs anything on the host)
+#   trixie    Debian 13: trixie (6.12.*+deb13) and trixie-backports
+#             (7.x+deb13), whose kbuild binaries and gcc-14 need its glibc
+#   sid       Debian unstable: sid (+deb14, gcc-16)
 # A root is made by debootstrap (minbase) on the mirror this machine's apt
 # uses, in ${FB_CACHE:-/var/cache/fuse-backport}/roots/WHERE, and keeps the
 # .deb files apt fetched in its own cache: a second run downloads nothing.
 # Headers are installed with apt in the root (dpkg knows them; no host file
-# is touched). Needs root.
+# is touched). Needs root. "host" (the headers installed on this machine)
+# is accepted by build-in.sh for kernels given by hand.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,15 +31,15 @@ die() { echo "headers: $*" >&2; exit 1; }
 root_of() {
 	case $1 in
 	host) echo / ;;
-	trixie | sid) echo "$cache/roots/$1" ;;
-	*) die "unknown place '$1' (host, trixie or sid)" ;;
+	bookworm | trixie | sid) echo "$cache/roots/$1" ;;
+	*) die "unknown place '$1' (bookworm, trixie or sid)" ;;
 	esac
 }
 
 # The place a kernel's headers come from, by its Debian ABI name.
 where_of() {
 	case $1 in
-	6.1.0-[0-9]*-* | *+deb12-*) echo host ;;
+	6.1.0-[0-9]*-* | *+deb12-*) echo bookworm ;;
 	*+deb13-*) echo trixie ;;
 	*+deb14-*) echo sid ;;
 	*) return 1 ;;
@@ -48,9 +51,9 @@ mirror() {
 }
 
 in_root() {
-	r=$1
+	ir=$1
 	shift
-	chroot "$r" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+	chroot "$ir" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
 		DEBIAN_FRONTEND=noninteractive "$@"
 }
 
@@ -70,6 +73,13 @@ make_root() {
 	mkdir -p "$(dirname "$r")"
 	debootstrap --variant=minbase "$w" "$r.tmp" "$m" > "$cache/roots/$w.log" 2>&1 ||
 		die "debootstrap $w failed (see $cache/roots/$w.log)"
+	if [ "$w" = bookworm ]; then
+		# The host's Debian 12 sources (with its security archive), and
+		# bookworm-backports.
+		cat /etc/apt/sources.list.d/debian.sources > "$r.tmp/etc/apt/sources.list.d/debian.sources" 2> /dev/null ||
+			cp /etc/apt/sources.list "$r.tmp/etc/apt/sources.list"
+		echo "deb $m bookworm-backports main" >> "$r.tmp/etc/apt/sources.list"
+	fi
 	if [ "$w" = trixie ]; then
 		echo "deb $m trixie-backports main" >> "$r.tmp/etc/apt/sources.list"
 	fi
@@ -128,8 +138,8 @@ subset() {
 
 case ${1:-} in
 list)
-	for w in host trixie sid; do
-		[ "$w" = host ] || make_root "$w"
+	for w in bookworm trixie sid; do
+		make_root "$w"
 		abis "$w" | sed "s/^/$w /"
 	done > "${TMPDIR:-/tmp}/fb-abis.$$"
 	if [ "${2:-}" = full ]; then
