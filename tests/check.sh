@@ -94,7 +94,7 @@ lint() {
 	echo "lint: $((n - bad)) passed, $bad failed"
 }
 
-make -s import > "$logs/import.log" 2>&1 || { cat "$logs/import.log"; echo "check: 0 passed, 1 failed"; exit 1; }
+make -s import-all > "$logs/import.log" 2>&1 || { cat "$logs/import.log"; echo "check: 0 passed, 1 failed"; exit 1; }
 
 section lint lint
 section tools sh tests/tools/run.sh
