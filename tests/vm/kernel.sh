@@ -111,13 +111,43 @@ fi
 
 x=$tmp/root
 dpkg-deb -x "$deb" "$x" || die "dpkg-deb -x $deb failed"
+
+# Debian's 7.x kernels split the image package: linux-image-KVER only
+# depends on linux-binary(-unsigned)-KVER (vmlinuz), linux-modules-KVER and
+# linux-base-KVER (config, System.map). Fetch and unpack those too.
+if [ ! -d "$x/lib/modules/$kver/kernel" ] && [ ! -d "$x/usr/lib/modules/$kver/kernel" ]; then
+	for parts in "linux-binary-unsigned-$kver linux-binary-$kver" "linux-modules-$kver" "linux-base-$kver"; do
+		part=
+		for p in $parts; do
+			if [ -n "$(candidate "$p")" ]; then
+				part=$p
+				break
+			fi
+		done
+		[ -n "$part" ] || continue
+		pver=$(candidate "$part")
+		pdeb=
+		for f in "$cache/${part}_$(printf '%s' "$pver" | sed 's/:/%3a/')"_*.deb; do
+			[ -f "$f" ] && pdeb=$f
+		done
+		if [ -z "$pdeb" ]; then
+			echo "kernel.sh: fetching $part $pver" >&2
+			(cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "$part=$pver") >&2 ||
+				die "apt-get download $part=$pver failed"
+			for f in "$tmp"/*.deb; do
+				[ -f "$f" ] && mv "$f" "$cache/" && pdeb=$cache/${f##*/}
+			done
+		fi
+		dpkg-deb -x "$pdeb" "$x" || die "dpkg-deb -x $pdeb failed"
+	done
+fi
 src=
 for d in "$x/lib/modules/$kver" "$x/usr/lib/modules/$kver"; do
 	[ -d "$d/kernel" ] && src=$d && break
 done
 [ -n "$src" ] || die "$pkg has no modules for $kver"
 img=
-for f in "$x/boot/vmlinuz-$kver" "$src/vmlinuz"; do
+for f in "$x/boot/vmlinuz-$kver" "$src/vmlinuz" "$src/vmlinuz.unsigned"; do
 	[ -f "$f" ] && img=$f && break
 done
 [ -n "$img" ] || die "$pkg has no vmlinuz for $kver"
