@@ -85,5 +85,6 @@ while read -r w k; do
 done < "$list"
 echo "1..$n"
 cat "$table"
-echo "check-build: $pass built, $fail failed, $skip refused (table: ${table#"$top"/})"
+# The summary line tests/check.sh reads: built, failed, refused (skipped).
+echo "check-build: $pass passed, $fail failed, $skip skipped (table: ${table#"$top"/})"
 [ $fail = 0 ]
