@@ -5,6 +5,8 @@
 # with this tree bind-mounted at the same path (paths in logs stay ours).
 #
 # usage: scripts/build-in.sh KVER [SERIES]   (SERIES: all (default) or none)
+#        scripts/build-in.sh KVER kmod DIR   (an out-of-tree module in DIR,
+#                                             e.g. the test modules)
 # The generated tree must exist (make import-all, SERIES=none: make import
 # SERIES=none BASE=...). Exit status as scripts/build.sh's (3: not served).
 set -u
@@ -19,7 +21,12 @@ r=$(sh "$top/scripts/headers.sh" root "$w")
 kd=/usr/src/linux-headers-$k
 [ -f "$r$kd/.config" ] || die "no headers for $k in $w (scripts/headers.sh install $w $k)"
 env=""
-if [ "$series" = none ]; then
+cmd="sh $top/scripts/build.sh $k $kd"
+if [ "$series" = kmod ]; then
+	m=${3:?usage: build-in.sh KVER kmod DIR}
+	case $m in "$top"/*) ;; *) die "$m is not inside $top (only this tree is shared with the root)" ;; esac
+	cmd="make -s -C $kd M=$m modules"
+elif [ "$series" = none ]; then
 	bt=$(bash "$top/scripts/flavor.sh" --base "$k" "$r$kd" 2> /dev/null) || {
 		bash "$top/scripts/flavor.sh" --base "$k" "$r$kd"
 		exit 3
@@ -27,8 +34,8 @@ if [ "$series" = none ]; then
 	env="SRC=$top/src/${bt#* }-unpatched BUILD=$top/build/$k-unpatched"
 fi
 if [ "$w" = host ]; then
-	# shellcheck disable=SC2086 # assignments
-	exec env $env sh "$top/scripts/build.sh" "$k" "$kd"
+	# shellcheck disable=SC2086 # assignments and a command line
+	exec env $env $cmd
 fi
 
 cleanup() {
@@ -53,6 +60,6 @@ fi
 if ! mountpoint -q "$r/proc"; then
 	mount -t proc proc "$r/proc" || die "cannot mount proc in $r"
 fi
-# shellcheck disable=SC2086 # assignments
+# shellcheck disable=SC2086 # assignments and a command line
 chroot "$r" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-	FB_JOBS="${FB_JOBS:-2}" $env sh "$top/scripts/build.sh" "$k" "$kd"
+	FB_JOBS="${FB_JOBS:-2}" $env $cmd
