@@ -20,8 +20,15 @@
 # uses, in ${FB_CACHE:-/var/cache/fuse-backport}/roots/WHERE, and keeps the
 # .deb files apt fetched in its own cache: a second run downloads nothing.
 # Headers are installed with apt in the root (dpkg knows them; no host file
-# is touched). Needs root. "host" (the headers installed on this machine)
-# is accepted by build-in.sh for kernels given by hand.
+# is touched). Needs root.
+#   host      this machine (Debian 12) itself: a bookworm-family kernel whose
+#             headers are installed here (make deps-test installs the
+#             Makefile's MATRIX_HEADERS) builds here, without a root.
+# The representative subset (the default) is the host's installed
+# bookworm-family headers and, per series and flavour of the trixie root,
+# the oldest and the newest ABI; the bookworm and sid roots are made only
+# for `list full` (FB_CHECK_FULL=1: every ABI), as each costs minutes of
+# debootstrap and compilers on a fresh machine.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,14 +43,25 @@ root_of() {
 	esac
 }
 
-# The place a kernel's headers come from, by its Debian ABI name.
-where_of() {
+# The Debian release family of a kernel, by its ABI name.
+family_of() {
 	case $1 in
 	6.1.0-[0-9]*-* | *+deb12-*) echo bookworm ;;
 	*+deb13-*) echo trixie ;;
 	*+deb14-*) echo sid ;;
 	*) return 1 ;;
 	esac
+}
+
+# The place a kernel builds: its family's root, or the host for a
+# bookworm-family kernel whose headers are installed here.
+where_of() {
+	f=$(family_of "$1") || return 1
+	if [ "$f" = bookworm ] && [ -f "/usr/src/linux-headers-$1/.config" ]; then
+		echo host
+	else
+		echo "$f"
+	fi
 }
 
 mirror() {
@@ -104,8 +122,18 @@ abis() {
 		in_root "$r" apt-cache pkgnames linux-headers- 2> /dev/null
 	fi | sed -n 's/^linux-headers-\([0-9][^ ]*-amd64\)$/\1/p' |
 	while read -r k; do
-		[ "$(where_of "$k" || true)" = "$w" ] && echo "$k"
+		[ "$(family_of "$k" || true)" = "$w" ] && echo "$k"
 	done | sort -V
+}
+
+# The bookworm-family headers installed on this host.
+host_abis() {
+	for c in /usr/src/linux-headers-*-amd64/.config; do
+		[ -f "$c" ] || continue
+		k=${c%/.config}
+		k=${k#/usr/src/linux-headers-}
+		[ "$(where_of "$k" || true)" = host ] && echo "host $k"
+	done | sort -k2V
 }
 
 # The representative subset: per series (major.minor and Debian tag) and
@@ -138,16 +166,18 @@ subset() {
 
 case ${1:-} in
 list)
-	for w in bookworm trixie sid; do
-		make_root "$w"
-		abis "$w" | sed "s/^/$w /"
-	done > "${TMPDIR:-/tmp}/fb-abis.$$"
 	if [ "${2:-}" = full ]; then
-		cat "${TMPDIR:-/tmp}/fb-abis.$$"
+		for w in bookworm trixie sid; do
+			make_root "$w"
+			abis "$w" | while read -r k; do
+				echo "$(where_of "$k") $k"
+			done
+		done
 	else
-		subset < "${TMPDIR:-/tmp}/fb-abis.$$"
+		host_abis
+		make_root trixie
+		abis trixie | sed 's/^/trixie /' | subset
 	fi
-	rm -f "${TMPDIR:-/tmp}/fb-abis.$$"
 	;;
 install)
 	[ $# -ge 3 ] || die "usage: headers.sh install WHERE KVER..."

@@ -20,12 +20,20 @@
 
 #include "fb.h"
 
-#ifndef FB_KERNEL_MIN
-#define FB_KERNEL_MIN "6.1"
+/* The bases of this release (tools/Makefile: backports/<base>/pin). */
+#ifndef FB_BASES
+#define FB_BASES {"6.1", "6.12", FB_TOOL_VERSION},
 #endif
-#ifndef FB_KERNEL_MAX
-#define FB_KERNEL_MAX "6.12"
-#endif
+
+/* A base: the kernel series it serves, from and to, and its module version. */
+struct fb_base {
+	const char *min, *max, *version;
+};
+
+/* The base serving kernel release KVER by its series, or NULL. */
+const struct fb_base *base_for(const char *kver);
+/* "6.1 to 6.12, 6.13 to 7.3": what the bases serve. */
+char *served_series(void);
 
 /* Symbols that tell what code serves a file system type. */
 #define SYM_PASSTHROUGH		"fuse_passthrough_open"

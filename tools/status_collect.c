@@ -248,6 +248,32 @@ static int series_num(const char *v)
 	return maj * 1000 + min;
 }
 
+static const struct fb_base bases[] = { FB_BASES };
+
+const struct fb_base *base_for(const char *kver)
+{
+	int n = series_num(kver);
+	size_t i;
+
+	for (i = 0; n >= 0 && i < sizeof(bases) / sizeof(bases[0]); i++)
+		if (n >= series_num(bases[i].min) && n <= series_num(bases[i].max))
+			return &bases[i];
+	return NULL;
+}
+
+char *served_series(void)
+{
+	char *s = fb_strdup(""), *t;
+	size_t i;
+
+	for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+		t = fb_fmt("%s%s%s to %s", s, i ? ", " : "", bases[i].min, bases[i].max);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
 /* Where the packages install our module, under /lib/modules/KVER. */
 static const char *const ours_dirs[] = {
 	"updates/dkms",			/* DKMS on Debian */
@@ -407,10 +433,13 @@ static int survey_kernels(struct fuse_state *st)
 			continue;
 		if (k->fuse_cfg == 'n')
 			k->why_none = fb_strdup("FUSE is disabled in this kernel");
-		else if (series_num(k->kver) < series_num(FB_KERNEL_MIN) ||
-			 series_num(k->kver) > series_num(FB_KERNEL_MAX))
-			k->why_none = fb_fmt("outside the series this release serves (%s to %s)",
-					     FB_KERNEL_MIN, FB_KERNEL_MAX);
+		else if (!base_for(k->kver)) {
+			char *served = served_series();
+
+			k->why_none = fb_fmt("outside every base this release has (it serves %s)",
+					     served);
+			free(served);
+		}
 		else if (!k->headers)
 			k->why_none = fb_fmt("no headers (install linux-headers-%s, then: dkms autoinstall -k %s)",
 					     k->kver, k->kver);

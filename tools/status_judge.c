@@ -80,6 +80,14 @@ static void note(struct fuse_state *st, char *s)
 }
 
 
+/* Is K's module of ours not the one this release's base for K builds? */
+static bool other_release(const struct kernel *k)
+{
+	const struct fb_base *b = base_for(k->kver);
+
+	return k->ours.version && b && strcmp(k->ours.version, b->version);
+}
+
 void judge(struct fuse_state *st)
 {
 	struct kernel *r = st->running;
@@ -135,13 +143,13 @@ void judge(struct fuse_state *st)
 			continue;
 		if (!k->ours.file)
 			note(st, fb_fmt("kernel %s has no module of ours: %s", k->kver, k->why_none));
-		else if (k->ours.version && strcmp(k->ours.version, FB_TOOL_VERSION))
-			note(st, fb_fmt("kernel %s has our %s, this tool is %s", k->kver,
-					k->ours.version, FB_TOOL_VERSION));
+		else if (other_release(k))
+			note(st, fb_fmt("kernel %s has our %s, this release's for it is %s", k->kver,
+					k->ours.version, base_for(k->kver)->version));
 	}
-	if (r && r->ours.version && strcmp(r->ours.version, FB_TOOL_VERSION))
-		note(st, fb_fmt("the running kernel has our %s, this tool is %s",
-				r->ours.version, FB_TOOL_VERSION));
+	if (r && other_release(r))
+		note(st, fb_fmt("the running kernel has our %s, this release's for it is %s",
+				r->ours.version, base_for(r->kver)->version));
 }
 
 int exit_code(const struct fuse_state *st)

@@ -311,6 +311,40 @@ else
 	fi
 fi
 
+# Two bases: beside the running kernel (our module of this release), a 7.3
+# kernel with base 7.3's module (this release's: no note), a 6.1 kernel with
+# a module of another release (a note naming this release's 6.12 module),
+# and the newest, 7.4, outside every base (the warning and its reason).
+# fake_ko VERSION FILE: an object with our .modinfo of VERSION
+fake_ko() {
+	printf 'static const char m[] __attribute__((section(".modinfo"), used)) =\n"version=%s\\0srcversion=0123456789ABCDEF\\0flavor=renamed\\0license=GPL";\n' \
+		"$1" > "$work/mv.c" && cc -c -o "$2" "$work/mv.c"
+}
+. "$top/backports/7.3/pin"
+ver73=$UPSTREAM_VERSION+fb$FB_RELEASE
+layout updates/dkms
+for k in 7.3.4+deb13-amd64 6.1.0-57-amd64 7.4.0-1-amd64; do
+	mkdir -p "/lib/modules/$k/kernel"
+	: > "/lib/modules/$k/modules.order"
+done
+mkdir -p /lib/modules/7.3.4+deb13-amd64/updates/dkms /lib/modules/6.1.0-57-amd64/updates/dkms
+if ! fake_ko "$ver73" /lib/modules/7.3.4+deb13-amd64/updates/dkms/fusebp.ko ||
+	! fake_ko 6.12.117+fb1 /lib/modules/6.1.0-57-amd64/updates/dkms/fusebp.ko; then
+	notok "cannot build the fake modules"
+fi
+echo "updates/dkms/fusebp.ko:" > /lib/modules/7.3.4+deb13-amd64/modules.dep
+echo "updates/dkms/fusebp.ko:" > /lib/modules/6.1.0-57-amd64/modules.dep
+"$tool" status --no-probe > "$work/st.txt" 2> /dev/null
+"$tool" status --no-probe --json > "$work/st.json" 2> /dev/null
+grep -q "7.3.4+deb13-amd64.*ours: .*$ver73" "$work/st.txt" && ! grep -q "kernel 7.3.4+deb13-amd64 has our" "$work/st.txt"
+check $? "status: a 7.3 kernel with base 7.3's module ($ver73) is this release's (no note)"
+grep -q "note: kernel 6.1.0-57-amd64 has our 6.12.117+fb1, this release's for it is $ver" "$work/st.txt"
+check $? "status: a 6.1 kernel with another release's module: $(grep -m1 'kernel 6.1.0-57-amd64 has our' "$work/st.txt")"
+why=$(jq -r '.kernels[] | select(.kernel == "7.4.0-1-amd64") | .why_none' "$work/st.json" 2> /dev/null)
+[ "$why" = "outside every base this release has (it serves 6.1 to 6.12, 6.13 to 7.3)" ] &&
+	grep -q "WARNING: the newest installed kernel 7.4.0-1-amd64 has no module of ours (outside every base" "$work/st.txt"
+check $? "status: the newest kernel, 7.4, is outside every base: warned (why_none: ${why:-none})"
+
 echo "1..$n"
 echo "tools-user: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
