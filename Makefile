@@ -4,9 +4,10 @@
 # The kernel the demo and the VM suites boot by default: Debian 12's
 # bookworm-backports 6.12 (FUSE built in, renamed flavor).
 DEFAULT_KVER := 6.12.95+deb12-amd64
-# Headers the build matrix (and DKMS in the package tests) see: that kernel
-# and of Debian 12's own 6.1 the oldest ABI here and the newest, generic and
-# rt. FB_CHECK_FULL=1 adds the ABIs between and the cloud flavor (each kernel
+# Headers installed on the host, which DKMS in the package tests and the
+# host part of the build matrix see: that kernel and of Debian 12's own 6.1
+# the oldest ABI here and the newest, generic and rt (the matrix builds
+# Debian 13's 6.12 and 7.x in a Debian 13 root: scripts/headers.sh). FB_CHECK_FULL=1 adds the ABIs between and the cloud flavor (each kernel
 # costs about 2.5 minutes of make check: one build in the matrix, two DKMS
 # builds in the .deb lifecycle).
 MATRIX_HEADERS := linux-headers-$(DEFAULT_KVER) linux-headers-amd64 \
@@ -19,7 +20,7 @@ endif
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 SERIES ?= all
-VM_KVERS ?= $(DEFAULT_KVER) 6.1.0-57-amd64
+VM_KVERS ?= $(DEFAULT_KVER) 6.1.0-57-amd64 7.3.4+deb13-amd64
 # Every base (backports/<base>/pin), and the one serving KVER by its series
 # (dkms.conf decides, through scripts/flavor.sh) when KVER is given; BASE=
 # overrides it. Without KVER, and for a KVER outside every base (whose build
