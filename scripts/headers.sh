@@ -68,11 +68,14 @@ mirror() {
 	sh "$top/scripts/apt-suites.sh" --print-mirror
 }
 
+# INITRD=No: Debian 13's 6.12 headers depend on their kernel image, whose
+# postinst would build an initramfs for it (initramfs-tools' kernel hook
+# honours INITRD=No); a root that only compiles needs none.
 in_root() {
 	ir=$1
 	shift
 	chroot "$ir" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-		DEBIAN_FRONTEND=noninteractive "$@"
+		DEBIAN_FRONTEND=noninteractive INITRD=No "$@"
 }
 
 make_root() {
