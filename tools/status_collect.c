@@ -204,6 +204,11 @@ static char *kernel_config_file(const char *kver)
 	if (fb_exists(p))
 		return p;
 	free(p);
+	/* Debian's 7.x kernels: linux-base-KVER ships it beside the modules. */
+	p = fb_fmt(FB_MODULES_DIR "/%s/config", kver);
+	if (fb_exists(p))
+		return p;
+	free(p);
 	p = fb_fmt(FB_MODULES_DIR "/%s/build/.config", kver);
 	if (fb_exists(p))
 		return p;

@@ -58,12 +58,17 @@ installed() {
 		[ -e "$d/modules.order" ] || [ -d "$d/kernel" ] && basename "$d"
 	done | sort -V
 }
+# the kernel's config where the tool looks: /boot, then (Debian's 7.x
+# packages) /lib/modules/KVER/config, then the headers
 cfg=/lib/modules/$kver/build/.config
+[ -f "/lib/modules/$kver/config" ] && cfg=/lib/modules/$kver/config
 [ -f "/boot/config-$kver" ] && cfg=/boot/config-$kver
 pt=false
 grep -qx 'CONFIG_FUSE_PASSTHROUGH=y' "$cfg" 2> /dev/null && pt=true
+# the protocol of our module: the uapi header of the base serving this kernel
+tree=$(bash "$FB_TOP/scripts/flavor.sh" --base "$kver" /nonexistent 2> /dev/null | cut -d' ' -f2)
 minor=$(sed -n 's/^#define FUSE_KERNEL_MINOR_VERSION \([0-9]*\)$/\1/p' \
-	"$FB_TOP/src/upstream/include/uapi/linux/fuse.h")
+	"$FB_TOP/src/${tree:-upstream}/include/uapi/linux/fuse.h")
 moddep=/lib/modules/$kver/modules.dep
 ours_re='^updates/dkms/\(fuse\|cuse\|virtiofs\|fusebp\)\.ko'
 mounted=""
