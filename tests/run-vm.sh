@@ -39,19 +39,9 @@ case $(cd "$top" && pwd -P)/ in
 esac
 cd "$top" || exit 1
 mkdir -p "$top/build" || die "cannot create $top/build"
-kdir=${FB_KDIR:-/lib/modules/$kver/build}
-# Kernels whose headers live in a Debian root (scripts/headers.sh: Debian
-# 13's and unstable's, their kbuild needs a newer glibc) build there.
-in_root=no
-if [ -z "${FB_KDIR:-}" ] && [ ! -f "$kdir/.config" ] && w=$(sh scripts/headers.sh where "$kver" 2> /dev/null) &&
-	[ "$w" != host ]; then
-	in_root=yes
-	sh scripts/headers.sh install "$w" "$kver" &&
-		make -s import KVER="$kver" > "$top/build/modules-$kver.log" 2>&1 &&
-		sh scripts/build-in.sh "$kver" >> "$top/build/modules-$kver.log" 2>&1
-else
-	make -s modules KVER="$kver" KDIR="$kdir" > "$top/build/modules-$kver.log" 2>&1
-fi
+# Kernels whose headers live in a Debian root (Debian 13's and unstable's:
+# their kbuild needs a newer glibc) build there (scripts/build-for.sh).
+sh scripts/build-for.sh "$kver" all > "$top/build/modules-$kver.log" 2>&1
 rc=$?
 if [ $rc != 0 ]; then
 	if grep -q 'not supported yet\|not building' "$top/build/modules-$kver.log"; then
@@ -64,12 +54,7 @@ if [ $rc != 0 ]; then
 fi
 case " ${FB_VM_TARGETS:-unpatched} " in
 *" unpatched "*)
-	if [ $in_root = yes ]; then
-		make -s import SERIES=none KVER="$kver" > "$top/build/modules-$kver-unpatched.log" 2>&1 &&
-			sh scripts/build-in.sh "$kver" none >> "$top/build/modules-$kver-unpatched.log" 2>&1
-	else
-		make -s modules SERIES=none KVER="$kver" KDIR="$kdir" > "$top/build/modules-$kver-unpatched.log" 2>&1
-	fi ||
+	sh scripts/build-for.sh "$kver" none > "$top/build/modules-$kver-unpatched.log" 2>&1 ||
 		die "building the unpatched base for $kver failed (build/modules-$kver-unpatched.log)"
 	;;
 esac
@@ -78,11 +63,7 @@ kmod=$top/build/$kver-testmod
 rm -rf "$kmod"
 mkdir -p "$kmod" || die "cannot create $kmod"
 cp "$top"/tests/kmod/*.c "$top/tests/kmod/Kbuild" "$kmod/" || die "cannot copy tests/kmod to $kmod"
-if [ $in_root = yes ]; then
-	sh scripts/build-in.sh "$kver" kmod "$kmod"
-else
-	make -s -C "$kdir" M="$kmod" modules
-fi > "$top/build/testmod-$kver.log" 2>&1 ||
+sh scripts/build-for.sh "$kver" kmod "$kmod" > "$top/build/testmod-$kver.log" 2>&1 ||
 	die "building the test modules (tests/kmod) for $kver failed (build/testmod-$kver.log)"
 for d in tests/daemon tests/bin tests/parallel tests/libfuse tests/splice tools; do
 	[ -f "$d/Makefile" ] || continue

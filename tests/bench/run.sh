@@ -14,9 +14,9 @@ die() { echo "bench: $*" >&2; exit 1; }
 mkdir -p build
 
 for kver in "$@"; do
-	make -s modules KVER="$kver" KDIR="/lib/modules/$kver/build" > "build/bench-modules.log" 2>&1 ||
+	sh scripts/build-for.sh "$kver" all > "build/bench-modules.log" 2>&1 ||
 		die "cannot build our module for $kver (build/bench-modules.log)"
-	make -s modules SERIES=none KVER="$kver" KDIR="/lib/modules/$kver/build" >> "build/bench-modules.log" 2>&1 ||
+	sh scripts/build-for.sh "$kver" none >> "build/bench-modules.log" 2>&1 ||
 		die "cannot build the unpatched base for $kver"
 	make -s -C tests/daemon FUSE_UAPI="$top/src/upstream/include/uapi" > /dev/null || die "cannot build fbtestd"
 	make -s -C tests/bin > /dev/null || die "cannot build tests/bin"
