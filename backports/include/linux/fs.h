@@ -157,6 +157,32 @@ static inline int file_remove_privs_flags(struct file *file,
 }
 #endif
 
+#ifndef HAVE_KIOCB_START_WRITE
+/*
+ * Before 6.6 (6.1.y: before November 2024) the callers did it themselves:
+ * the freeze protection taken at submission is released at completion,
+ * maybe by another task, so lockdep is told that the submitter no longer
+ * holds it, and that the completion holds it again.
+ */
+static inline void fb_kiocb_start_write(struct kiocb *iocb)
+{
+	struct super_block *sb = file_inode(iocb->ki_filp)->i_sb;
+
+	sb_start_write(sb);
+	__sb_writers_release(sb, SB_FREEZE_WRITE);
+}
+
+static inline void fb_kiocb_end_write(struct kiocb *iocb)
+{
+	struct super_block *sb = file_inode(iocb->ki_filp)->i_sb;
+
+	__sb_writers_acquired(sb, SB_FREEZE_WRITE);
+	sb_end_write(sb);
+}
+#define kiocb_start_write	fb_kiocb_start_write
+#define kiocb_end_write		fb_kiocb_end_write
+#endif
+
 #ifndef HAVE_SPLICE_COPY_FILE_RANGE
 /* splice_copy_file_range() (6.8) was generic_copy_file_range() */
 #define splice_copy_file_range(in, pos_in, out, pos_out, len)		\
