@@ -7,13 +7,17 @@
 # usage: scripts/build.sh KVER [KDIR]
 # environment: SRC (generated tree, default the kernel's base's: src/upstream
 #              for base 6.12, src/upstream-<base> for the others),
-#              BUILD (default build/KVER), FB_PREFIX, FB_WERROR=1
+#              BUILD (default build/KVER), FB_PREFIX, FB_WERROR=1,
+#              FB_CONFIGURE_ONLY=1 (lay out and configure, do not compile)
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 kver=${1:?usage: build.sh KVER [KDIR]}
 kdir=${2:-/lib/modules/$kver/build}
 b=${BUILD:-$top/build/$kver}
+
+# shellcheck source=scripts/needs.sh
+. "$top/scripts/needs.sh"
 
 die() { echo "fuse-backport: $*" >&2; exit 1; }
 # Exit 3: this kernel is not served (dkms.conf or a missing API), not an error.
@@ -51,28 +55,28 @@ probes=$(mktemp "${TMPDIR:-/tmp}/fb-probes.XXXXXX")
 trap 'rm -f "$probes"' EXIT INT TERM
 sh "$top/scripts/probe.sh" "$kdir" "$probes"
 
-# APIs base $base cannot do without yet: a clear stop, not compiler errors.
-missing=""
-while read -r h; do
-	[ -z "$h" ] || grep -q "^#define $h 1" "$probes" || missing="$missing $h"
-done <<EOF
-$(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$top/backports/$base/required")
-EOF
+# APIs base $base cannot do without yet, in none of the variants it can
+# use (scripts/needs.sh): a clear stop, not compiler errors.
+haves=$(fb_haves "$probes")
+missing=$(fb_unmet "$(fb_required "$top/backports/$base/required")" "$haves")
 if [ -n "$missing" ]; then
-	unsupported "kernel $kver is not supported yet by base $base: its headers lack$missing (see backports/$base/required)"
+	unsupported "kernel $kver is not supported yet by base $base: its headers lack $missing (see backports/$base/required)"
 fi
 
 # Passthrough: built where the kernel enables it and has every API the
 # base's passthrough calls with the signature it calls (PASSTHROUGH_NEEDS of
-# the pin); otherwise the module is built without it, and says why.
+# the pin), or, for a base with compat code, where the kernel has no
+# backing-file layer and ours can be built (COMPAT_PASSTHROUGH_NEEDS);
+# otherwise the module is built without it, and says why.
+pin_needs() { sed -n "s/^$1=\"\{0,1\}\([^\"]*\)\"\{0,1\}\$/\1/p" "$top/backports/$base/pin"; }
 nopt=""
-pt_needs=$(sed -n 's/^PASSTHROUGH_NEEDS="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$top/backports/$base/pin")
-if grep -qx 'CONFIG_FUSE_PASSTHROUGH=y' "$kdir/.config"; then
-	for h in $pt_needs; do
-		grep -q "^#define $h 1" "$probes" || nopt="$nopt $h"
-	done
+case " $haves " in *" HAVE_BACKING_FILE "*) layer=kernel ;; *) layer=none ;; esac
+if [ "$compat" = shared ] && [ $layer = none ]; then
+	nopt=$(fb_unmet "$(pin_needs COMPAT_PASSTHROUGH_NEEDS)" "$haves")
+elif grep -qx 'CONFIG_FUSE_PASSTHROUGH=y' "$kdir/.config"; then
+	nopt=$(fb_unmet "$(pin_needs PASSTHROUGH_NEEDS)" "$haves")
 fi
-[ -z "$nopt" ] || echo "fuse-backport: $kver: building without passthrough: no$nopt (backports/probes)" >&2
+[ -z "$nopt" ] || echo "fuse-backport: $kver: building without passthrough: no $nopt (backports/probes)" >&2
 
 # A build dir made from another generated tree is stale as a whole.
 if [ -f "$b/.fb-import" ] && ! cmp -s "$b/.fb-import" "$src/.fb-import"; then
@@ -117,6 +121,13 @@ mkdir -p "$b/fb_include" "$b/compat"
 if [ "$compat" = shared ]; then
 	cp -pR "$top/backports/include/linux" "$b/fb_include/"
 	cp -p "$top"/backports/compat/*.c "$b/compat/"
+fi
+
+# FB_CONFIGURE_ONLY=1: stop here, with build/<kver>/ laid out and
+# configured (the tests of the probe logic, tests/tools/run.sh).
+if [ "${FB_CONFIGURE_ONLY:-0}" = 1 ]; then
+	echo "fuse-backport: configured $version ($flavor: $modules) for $kver in ${b#"$top"/}"
+	exit 0
 fi
 
 extra=""

@@ -22,9 +22,15 @@ kdir=${2:?usage: gate.sh KVER KDIR BASE}
 base=${3:?usage: gate.sh KVER KDIR BASE}
 req=$top/backports/$base/required
 
+# shellcheck source=scripts/needs.sh
+. "$top/scripts/needs.sh"
+
 [ -f "$req" ] || exit 0
 [ -f "$kdir/Makefile" ] && [ -f "$kdir/.config" ] || exit 0
-list=$(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$req" | grep .) || exit 0
+needs=$(fb_required "$req")
+[ -n "$needs" ] || exit 0
+# Every probe a need names, in any of its variants.
+list=$(fb_need_names "$needs")
 
 # The key: what the answer depends on.
 key=$({
@@ -54,19 +60,24 @@ trap 'exit 130' INT TERM
 printf '#include <linux/module.h>\nint fb_gate_control(void);\nint fb_gate_control(void) { return 0; }\n' \
 	> "$tmp/fb_gate_control.c"
 objs="fb_gate_control.o"
-missing=""
+# What the kernel has: the exports, then the probes that compile. A need
+# naming a probe that does not exist counts as met, as before.
+haves=""
 for h in $list; do
 	case $h in
 	HAVE_EXPORT_*)
 		sym=$(echo "${h#HAVE_EXPORT_}" | tr '[:upper:]' '[:lower:]')
-		awk -v s="$sym" '$2 == s { f = 1 } END { exit !f }' "$kdir/Module.symvers" 2> /dev/null ||
-			missing="$missing $h"
+		! awk -v s="$sym" '$2 == s { f = 1 } END { exit !f }' "$kdir/Module.symvers" 2> /dev/null ||
+			haves="$haves $h"
 		;;
 	HAVE_*)
 		n=$(echo "${h#HAVE_}" | tr '[:upper:]' '[:lower:]')
-		[ -f "$top/backports/probes/$n.c" ] || continue
-		cp "$top/backports/probes/$n.c" "$tmp/$n.c"
-		objs="$objs $n.o"
+		if [ -f "$top/backports/probes/$n.c" ]; then
+			cp "$top/backports/probes/$n.c" "$tmp/$n.c"
+			objs="$objs $n.o"
+		else
+			haves="$haves $h"
+		fi
 		;;
 	esac
 done
@@ -75,13 +86,13 @@ echo 'ccflags-y := -Werror' > "$tmp/Kbuild"
 make -C "$kdir" M="$tmp" -k -j"$(nproc 2> /dev/null || echo 1)" $objs > "$tmp/log" 2>&1
 [ -f "$tmp/fb_gate_control.o" ] || exit 0
 for o in $objs; do
-	[ -f "$tmp/$o" ] && continue
-	n=$(echo "${o%.o}" | tr '[:lower:]' '[:upper:]')
-	missing="$missing HAVE_$n"
+	[ -f "$tmp/$o" ] || continue
+	haves="$haves HAVE_$(echo "${o%.o}" | tr '[:lower:]' '[:upper:]')"
 done
+missing=$(fb_unmet "$needs" "$haves")
 r=""
 [ -n "$missing" ] &&
-	r="kernel $kver is not supported yet by base $base: its headers lack$missing (see backports/$base/required)"
+	r="kernel $kver is not supported yet by base $base: its headers lack $missing (see backports/$base/required)"
 if mkdir -p "$cache" 2> /dev/null; then
 	printf '%s' "$r" > "$cache/$key.$$" && mv "$cache/$key.$$" "$cache/$key"
 fi

@@ -22,12 +22,31 @@
 #include <linux/splice.h>
 #include <linux/workqueue.h>
 
+/* The idmap of a mount: mnt_user_ns() until 6.3 (probes mnt_*.c) */
+#ifdef HAVE_MNT_IDMAP
+#define fb_mnt_idmap(mnt)	mnt_idmap(mnt)
+#else
+#define fb_mnt_idmap(mnt)	mnt_user_ns(mnt)
+#endif
+
+/*
+ * Who takes the freeze protection of a write to the backing file: since
+ * 6.8, vfs_iter_write() and vfs_iocb_iter_write() themselves; before, their
+ * caller (probe file_write_not_started.c). Either way a queued async write
+ * holds it until its completion, which releases it.
+ */
+#ifdef HAVE_FILE_WRITE_NOT_STARTED
+#define FB_CALLER_FREEZES	false
+#else
+#define FB_CALLER_FREEZES	true
+#endif
+
 struct file *fb_backing_file_open(const struct file *user_file, int flags,
 				  const struct path *real_path,
 				  const struct cred *cred)
 {
 	struct inode *real_inode = d_inode(real_path->dentry);
-	struct mnt_idmap *real_idmap = mnt_user_ns(real_path->mnt);
+	struct mnt_idmap *real_idmap = fb_mnt_idmap(real_path->mnt);
 	int acc_mode = ACC_MODE(flags);
 	const struct cred *old_cred;
 	struct file *f;
@@ -97,7 +116,7 @@ static void backing_aio_rw_complete(struct kiocb *iocb, long res)
 	struct backing_aio *aio = container_of(iocb, struct backing_aio, iocb);
 	struct kiocb *orig_iocb = aio->orig_iocb;
 
-	/* Freeze protection was taken before submission: see write_iter */
+	/* Held since submission: see write_iter */
 	if (aio->write)
 		kiocb_end_write(iocb);
 
@@ -213,10 +232,11 @@ ssize_t fb_backing_file_write_iter(struct file *file, struct iov_iter *iter,
 	if (is_sync_kiocb(iocb)) {
 		rwf_t rwf = iocb_to_rw_flags(flags);
 
-		/* vfs_iter_write() leaves freeze protection to the caller */
-		file_start_write(file);
+		if (FB_CALLER_FREEZES)
+			file_start_write(file);
 		ret = vfs_iter_write(file, iter, &iocb->ki_pos, rwf);
-		file_end_write(file);
+		if (FB_CALLER_FREEZES)
+			file_end_write(file);
 		if (ctx->end_write)
 			ctx->end_write(ctx->user_file, iocb->ki_pos, ret);
 	} else {
@@ -238,10 +258,10 @@ ssize_t fb_backing_file_write_iter(struct file *file, struct iov_iter *iter,
 		aio->iocb.ki_flags = flags;
 		aio->iocb.ki_complete = backing_aio_queue_completion;
 		refcount_set(&aio->ref, 2);
-		/* Nor does vfs_iocb_iter_write(): held until completion */
-		kiocb_start_write(&aio->iocb);
+		if (FB_CALLER_FREEZES)
+			kiocb_start_write(&aio->iocb);
 		ret = vfs_iocb_iter_write(file, &aio->iocb, iter);
-		if (ret != -EIOCBQUEUED)
+		if (FB_CALLER_FREEZES && ret != -EIOCBQUEUED)
 			kiocb_end_write(&aio->iocb);
 		backing_aio_put(aio);
 		if (ret != -EIOCBQUEUED)

@@ -1,11 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* inode permission helpers take a struct mnt_idmap (6.3), not a user_namespace */
+/*
+ * Inode permission helpers take a struct mnt_idmap, read with mnt_idmap():
+ * the mnt_idmap conversion of Linux 6.3 ("fs: port inode_permission() to
+ * mnt_idmap" and the rest of the series, Christian Brauner). The older form
+ * is mnt_user_ns.c.
+ */
 #include <linux/fs.h>
+#include <linux/mount.h>
 
-int fb_probe(struct inode *inode);
-int fb_probe(struct inode *inode)
+int fb_probe(struct inode *inode, struct vfsmount *mnt);
+int fb_probe(struct inode *inode, struct vfsmount *mnt)
 {
-	struct mnt_idmap *idmap = &nop_mnt_idmap;
+	int (*permission)(struct mnt_idmap *, struct inode *, int) =
+		inode_permission;
 
-	return inode_permission(idmap, inode, MAY_READ);
+	return permission(mnt ? mnt_idmap(mnt) : &nop_mnt_idmap, inode,
+			  MAY_READ);
 }

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Tests of the tooling itself: the import refuses what it must refuse, with
 # one clear line and without leaving a half-written tree, and accepts a
-# kernel.org-style tarball holding exactly the pinned files.
+# kernel.org-style tarball holding exactly the pinned files; the probes pick
+# the variant of an API a kernel has, and a kernel with none gets one line.
 # Runs on the host (no VM). TAP output, then "N passed, N failed".
 set -u
 
@@ -191,6 +192,240 @@ case $msg in
 *"outside every base"*) ok "dkms.conf skips a kernel outside every base: $msg" ;;
 *) notok "dkms.conf skips a kernel outside every base: $msg" ;;
 esac
+
+# 8. Probes by signature (README "Probes by signature"). A fake kernel is a
+# copy of the arch part of an installed headers tree (its -common part is
+# shared) with headers of the -common part rewritten into
+# arch/x86/include/generated/linux/, which kbuild searches before include/.
+# Each check compiles only the probes it is about (the scratch copy keeps
+# those and the required ones), so that a pass stays short; FB_CHECK_FULL=1
+# adds full passes, and compiles our shims and compat code against the fakes.
+hdr_of() {
+	for d in /usr/src/linux-headers-$1; do
+		case $d in *-rt-* | *-cloud-*) continue ;; esac
+		[ -f "$d/.config" ] && [ -f "$d/Module.symvers" ] && echo "$d" && return 0
+	done
+	return 1
+}
+# fake NAME SRC: $work/hdr/NAME, a copy of the headers tree SRC
+fake() {
+	rm -rf "$work/hdr/$1"
+	mkdir -p "$work/hdr"
+	cp -a "$2" "$work/hdr/$1" || return 1
+	for l in scripts tools; do
+		[ -L "$2/$l" ] && ln -sfn "$(readlink -f "$2/$l")" "$work/hdr/$1/$l"
+	done
+	return 0
+}
+# alter NAME HEADER SED: rewrite <linux/HEADER> of fake NAME; fails if SED
+# changes nothing (the fake would test nothing)
+alter() {
+	g=$work/hdr/$1/arch/x86/include/generated/linux/$2
+	from=$g
+	[ -f "$g" ] || from=$(sed -n 's/^include \(.*\)\/Makefile$/\1/p' "$work/hdr/$1/Makefile")/include/linux/$2
+	mkdir -p "$(dirname "$g")"
+	sed "$3" "$from" > "$g.new" && ! cmp -s "$from" "$g.new" && mv "$g.new" "$g"
+}
+# mkfake NAME SRC [HEADER SED]...: fake NAME from SRC, with those rewrites
+mkfake() {
+	mk_n=$1
+	fake "$1" "$2" || return 1
+	shift 2
+	while [ $# -ge 2 ]; do
+		alter "$mk_n" "$1" "$2" || return 1
+		shift 2
+	done
+}
+# probes NAME...: the scratch copy keeps these probes and the required ones
+req_probes="misc_dynamic_minor mnt_idmap mnt_user_ns generic_fillattr_mask generic_fillattr_idmap generic_fillattr_userns"
+probes() {
+	rm -f "$work/repo/backports/probes/"*.c
+	for p in $req_probes "$@"; do
+		cp "$top/backports/probes/$p.c" "$work/repo/backports/probes/"
+	done
+}
+all_probes() { cp "$top"/backports/probes/*.c "$work/repo/backports/probes/"; }
+# configure NAME: build.sh FB_CONFIGURE_ONLY=1 for fake NAME (kernel
+# 6.12.95-fbNAME or 6.1.0-fbNAME by the tree), stderr in $work/err
+configure() {
+	cfg_k=$(sed -n 's/^#define UTS_RELEASE "\([0-9]*\.[0-9]*\).*/\1/p' "$work/hdr/$1/include/generated/utsrelease.h")
+	case $cfg_k in 6.1) cfg_k=6.1.0-fb$1 ;; *) cfg_k=$cfg_k.0-fb$1 ;; esac
+	cfg_b=$work/repo/build/$1
+	FB_GATE_CACHE=$work/gatecache FB_CONFIGURE_ONLY=1 BUILD=$cfg_b \
+		sh "$work/repo/scripts/build.sh" "$cfg_k" "$work/hdr/$1" > "$work/out" 2> "$work/err"
+}
+has() { grep -q "^#define $2 1" "$work/repo/build/$1/fb_config.h"; }
+# compile NAME OBJ...: those objects of build/NAME, no warning in our files
+compile() {
+	cmp_n=$1
+	shift
+	make -C "$work/hdr/$cmp_n" M="$work/repo/build/$cmp_n" "$@" > "$work/err" 2>&1 &&
+		! grep -q 'warning:' "$work/err"
+}
+
+k612=$(hdr_of '6.12.*-amd64') || k612=""
+k61=$(hdr_of '6.1.0-*-amd64') || k61=""
+if [ -z "$k612" ] || [ -z "$k61" ]; then
+	ok "probes by signature # skip needs the headers of a 6.12 and a 6.1 kernel (make deps)"
+else
+	if [ ! -f "$work/repo/src/upstream/.fb-import" ]; then
+		scratch
+		import > /dev/null 2>&1
+	fi
+
+	# 8a. 6.12.y before the backing-file LSM backport: backing_file_open()
+	# takes the user's path. Passthrough stays, through the shim. Also the
+	# mix of a mnt_idmap VFS with in_group_or_capable() taking a
+	# user_namespace: the shim's, not the kernel's.
+	mkfake lsm "$k612" \
+		backing-file.h 's/^struct file \*backing_file_open(const struct file \*user_file, int flags,/struct file *backing_file_open(const struct path *user_path, int flags,/' \
+		fs.h 's/^bool in_group_or_capable(struct mnt_idmap \*idmap,/bool in_group_or_capable(struct user_namespace *idmap,/' ||
+		notok "fake 6.12 headers (lsm) could not be made"
+	probes backing_file backing_file_open_file backing_file_open_path backing_file_end_write_pos \
+		vfs_iocb_iter_write in_group_or_capable in_group_or_capable_userns
+	if configure lsm && [ ! -s "$work/err" ] &&
+		has lsm HAVE_BACKING_FILE_OPEN_PATH && ! has lsm HAVE_BACKING_FILE_OPEN_FILE &&
+		has lsm HAVE_BACKING_FILE_END_WRITE_POS && ! grep -q FB_NO_PASSTHROUGH "$work/repo/build/lsm/fb_config.mk" &&
+		has lsm HAVE_IN_GROUP_OR_CAPABLE_USERNS && ! has lsm HAVE_IN_GROUP_OR_CAPABLE && has lsm HAVE_MNT_IDMAP; then
+		ok "6.12 with backing_file_open(path): HAVE_BACKING_FILE_OPEN_PATH, passthrough kept, nothing said; in_group_or_capable(user_namespace): HAVE_IN_GROUP_OR_CAPABLE_USERNS only"
+	else
+		notok "6.12 with backing_file_open(path), in_group_or_capable(user_namespace)"
+	fi
+	# The shim compiles the call base 6.12's passthrough makes; without it
+	# (the kernel's form taken for the other), the call does not compile.
+	u=$work/unit
+	mkdir -p "$u/inc/linux"
+	cp "$top/backports/include/linux/backing-file.h" "$u/inc/linux/"
+	printf '#define HAVE_BACKING_FILE 1\n#define HAVE_BACKING_FILE_OPEN_PATH 1\n' > "$u/cfg.h"
+	printf '#include <linux/backing-file.h>\nstruct file *fb_unit(struct file *file, const struct path *p, const struct cred *c);\nstruct file *fb_unit(struct file *file, const struct path *p, const struct cred *c)\n{\n\treturn backing_file_open(file, file->f_flags, p, c);\n}\n' > "$u/shim.c"
+	cp "$u/shim.c" "$u/noshim.c"
+	# shellcheck disable=SC2016
+	printf 'NOSTDINC_FLAGS += -I$(src)/inc\nccflags-y := -Werror -include $(src)/cfg.h\nCFLAGS_noshim.o := -DHAVE_BACKING_FILE_OPEN_FILE=1\n' > "$u/Kbuild"
+	make -C "$work/hdr/lsm" M="$u" -k shim.o noshim.o > "$work/err" 2>&1
+	if [ -f "$u/shim.o" ] && [ ! -f "$u/noshim.o" ]; then
+		ok "backing_file_open(file, ...) compiles through the shim on those headers, and not without it"
+	else
+		notok "backing_file_open() shim (shim.o $([ -f "$u/shim.o" ] && echo built || echo failed), noshim.o $([ -f "$u/noshim.o" ] && echo built || echo failed))"
+	fi
+
+	# 8b. A layer whose end_write() gets the file only (6.9-6.11), and a
+	# backing_file_open() of neither form: no passthrough, one line naming
+	# both needs.
+	mkfake endw "$k612" backing-file.h 's/void (\*end_write)(struct file \*, loff_t, ssize_t);/void (*end_write)(struct file *);/; s/^struct file \*backing_file_open(const struct file \*user_file, int flags,/struct file *backing_file_open(const struct file *user_file, unsigned int flags,/' ||
+		notok "fake 6.12 headers (endw) could not be made"
+	probes backing_file backing_file_open_file backing_file_open_path backing_file_end_write_pos vfs_iocb_iter_write
+	if configure endw && [ "$(wc -l < "$work/err")" = 1 ] &&
+		grep -q 'building without passthrough: no HAVE_BACKING_FILE_END_WRITE_POS HAVE_BACKING_FILE_OPEN_FILE|HAVE_BACKING_FILE_OPEN_PATH ' "$work/err" &&
+		grep -q '^FB_NO_PASSTHROUGH := ' "$work/repo/build/endw/fb_config.mk" && has endw HAVE_BACKING_FILE; then
+		ok "6.12 with end_write(file) and another backing_file_open(): $(cat "$work/err")"
+	else
+		notok "6.12 with end_write(file) and another backing_file_open(): no one-line 'without passthrough'"
+	fi
+
+	# 8c. generic_fillattr() of a form no variant fits: refused in one line,
+	# by gate.sh (dkms.conf) and by build.sh.
+	mkfake fill "$k612" fs.h 's/^void generic_fillattr(struct mnt_idmap \*, u32, struct inode \*, struct kstat \*);/void generic_fillattr(struct mnt_idmap *, u32, struct inode *, struct kstat *, unsigned int);/' ||
+		notok "fake 6.12 headers (fill) could not be made"
+	probes
+	fillre='not supported yet by base 6\.12: its headers lack HAVE_GENERIC_FILLATTR_MASK\+HAVE_MNT_IDMAP\|HAVE_GENERIC_FILLATTR_IDMAP\+HAVE_MNT_IDMAP\|HAVE_GENERIC_FILLATTR_USERNS\+HAVE_MNT_USER_NS \(see'
+	FB_GATE_CACHE=$work/gatecache bash "$work/repo/scripts/gate.sh" 6.12.0-fbfill "$work/hdr/fill" 6.12 > "$work/out" 2> "$work/err"
+	rc=$?
+	if [ $rc = 3 ] && [ "$(wc -l < "$work/out")" = 1 ] && grep -Eq "$fillre" "$work/out"; then
+		ok "gate.sh refuses generic_fillattr() of no known form: $(cat "$work/out")"
+	else
+		notok "gate.sh refuses generic_fillattr() of no known form (exit $rc: $(cat "$work/out"))"
+	fi
+	configure fill
+	rc=$?
+	if [ $rc = 3 ] && [ "$(wc -l < "$work/err")" = 1 ] && grep -Eq "$fillre" "$work/err" && [ ! -e "$work/repo/build/fill" ]; then
+		ok "build.sh refuses it too, exit 3: $(cat "$work/err")"
+	else
+		notok "build.sh refuses generic_fillattr() of no known form (exit $rc)"
+	fi
+
+	# 8d. 6.1 without kiocb_start_write() (before November 2024) nor
+	# no_free_ptr() (before 6.1.79): shims, and our backing-file layer with
+	# the caller taking the freeze protection.
+	# shellcheck disable=SC2016
+	mkfake old61 "$k61" \
+		fs.h 's/^static inline void kiocb_\(start\|end\)_write(/static inline void fb_gone_kiocb_\1_write(/' \
+		cleanup.h '$a #undef no_free_ptr' ||
+		notok "fake 6.1 headers (old61) could not be made"
+	probes kiocb_start_write define_free file_write_not_started backing_file vfs_iocb_iter_write
+	if configure old61 && [ ! -s "$work/err" ] &&
+		! has old61 HAVE_KIOCB_START_WRITE && ! has old61 HAVE_DEFINE_FREE && ! has old61 HAVE_FILE_WRITE_NOT_STARTED &&
+		has old61 HAVE_MNT_USER_NS && ! has old61 HAVE_MNT_IDMAP && has old61 HAVE_GENERIC_FILLATTR_USERNS &&
+		! grep -q FB_NO_PASSTHROUGH "$work/repo/build/old61/fb_config.mk"; then
+		ok "6.1 without kiocb_start_write(), no_free_ptr(): both probes unset, user_namespace variants set, passthrough by our layer"
+	else
+		notok "6.1 without kiocb_start_write(), no_free_ptr()"
+	fi
+
+	# 8e. 6.12 without a backing-file layer (6.3-6.7 have none and pass a
+	# struct mnt_idmap): our layer, the VFS taking the freeze protection.
+	mkfake nolayer "$k612" backing-file.h 'd' ||
+		notok "fake 6.12 headers (nolayer) could not be made"
+	probes backing_file backing_file_end_write_pos backing_file_open_file file_write_not_started \
+		vfs_iocb_iter_write kiocb_start_write
+	if configure nolayer && [ ! -s "$work/err" ] && ! has nolayer HAVE_BACKING_FILE &&
+		has nolayer HAVE_FILE_WRITE_NOT_STARTED && has nolayer HAVE_MNT_IDMAP &&
+		! grep -q FB_NO_PASSTHROUGH "$work/repo/build/nolayer/fb_config.mk"; then
+		ok "6.12 without a backing-file layer: our layer, HAVE_FILE_WRITE_NOT_STARTED, HAVE_MNT_IDMAP"
+	else
+		notok "6.12 without a backing-file layer"
+	fi
+
+	# The stand-in <linux/cleanup.h> where the kernel has none, in user
+	# space: __free() runs the free expression as the variable goes out of
+	# scope, no_free_ptr() takes the value and leaves NULL.
+	mkdir -p "$work/cu/linux"
+	cp "$top/backports/include/linux/cleanup.h" "$work/cu/linux/"
+	cat > "$work/cu/t.c" <<-'EOF'
+	#include <stddef.h>
+	#include <linux/cleanup.h>
+	static int freed;
+	DEFINE_FREE(count, int *, if (_T) freed++)
+	static int *keep(int *p)
+	{
+		int *q __free(count) = p;
+
+		return no_free_ptr(q);
+	}
+	int main(void)
+	{
+		int x;
+
+		{
+			int *p __free(count) = &x;
+			(void)p;
+		}
+		if (freed != 1 || keep(&x) != &x || freed != 1)
+			return 1;
+		return 0;
+	}
+	EOF
+	if cc -Wall -Werror -I"$work/cu" -o "$work/cu/t" "$work/cu/t.c" 2> "$work/err" && "$work/cu/t"; then
+		ok "stand-in <linux/cleanup.h>: __free() frees at scope exit, no_free_ptr() keeps"
+	else
+		notok "stand-in <linux/cleanup.h>"
+	fi
+
+	# FB_CHECK_FULL=1: every probe on the fakes, and what the shims serve
+	# compiles without a warning.
+	if [ "${FB_CHECK_FULL:-0}" = 1 ]; then
+		all_probes
+		for t in "lsm fs/fuse/passthrough.o fs/fuse/acl.o" "old61 compat/backing_file.o fs/fuse/virtio_fs.o fs/fuse/file.o" \
+			"nolayer compat/backing_file.o" "endw fs/fuse/file.o fs/fuse/iomode.o"; do
+			# shellcheck disable=SC2086
+			set -- $t
+			if configure "$1" && compile "$@"; then
+				ok "full probes on $1: $(shift; echo "$@") compile without a warning"
+			else
+				notok "full probes on $1: $(shift; echo "$@")"
+			fi
+		done
+	fi
+fi
 
 echo "1..$n"
 echo "tools: $pass passed, $fail failed"

@@ -1,14 +1,35 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * fuse-backport stand-in for <linux/backing-file.h> (6.9). Where the kernel
+ * fuse-backport stand-in for <linux/backing-file.h> (6.8). Where the kernel
  * lacks the backing-file layer, backports/compat/backing_file.c provides the
- * same calls, built on exported helpers (src/Kbuild decides).
+ * same calls, built on exported helpers (src/Kbuild decides). Where it has
+ * one whose calls differ from base 6.12's, scripts/build.sh builds without
+ * passthrough (PASSTHROUGH_NEEDS of backports/6.12/pin), but for
+ * backing_file_open(), bridged below.
  */
 #ifndef FB_LINUX_BACKING_FILE_H
 #define FB_LINUX_BACKING_FILE_H
 
 #ifdef HAVE_BACKING_FILE
 #include_next <linux/backing-file.h>
+
+#if !defined(HAVE_BACKING_FILE_OPEN_FILE) && defined(HAVE_BACKING_FILE_OPEN_PATH)
+/*
+ * Before "lsm: add backing_file LSM hooks" (7.1, 6.12.y since 2026) the
+ * backing file was opened with the user's path rather than the user's file
+ * (probes backing_file_open_path.c, backing_file_open_file.c): the path of
+ * the file base 6.12's passthrough gives. Such a kernel has no LSM hook that
+ * would want the file.
+ */
+static inline struct file *fb_backing_file_open_user(const struct file *user_file,
+						     int flags,
+						     const struct path *real_path,
+						     const struct cred *cred)
+{
+	return backing_file_open(&user_file->f_path, flags, real_path, cred);
+}
+#define backing_file_open	fb_backing_file_open_user
+#endif
 #else
 #include <linux/file.h>
 #include <linux/uio.h>

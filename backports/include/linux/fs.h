@@ -103,7 +103,12 @@ static inline struct timespec64 simple_inode_init_ts(struct inode *inode)
 #endif
 
 #ifndef HAVE_GENERIC_FILLATTR_MASK
-/* The request mask only matters for STATX_CHANGE_COOKIE, unknown before. */
+/*
+ * The request mask only matters for STATX_CHANGE_COOKIE, unknown before.
+ * The kernel's generic_fillattr() takes what the code passes (struct
+ * mnt_idmap, or the user_namespace of fb_compat.h before 6.3): a kernel
+ * where it does not is refused (backports/6.12/required).
+ */
 static inline void fb_generic_fillattr(struct mnt_idmap *idmap,
 				       u32 request_mask, struct inode *inode,
 				       struct kstat *stat)
@@ -113,16 +118,23 @@ static inline void fb_generic_fillattr(struct mnt_idmap *idmap,
 #define generic_fillattr fb_generic_fillattr
 #endif
 
-#ifndef HAVE_IN_GROUP_OR_CAPABLE
-/* Not exported before 6.2: the same check from exported helpers. */
-static inline bool in_group_or_capable(struct mnt_idmap *idmap,
-				       const struct inode *inode,
-				       vfsgid_t vfsgid)
+#if (defined(HAVE_MNT_IDMAP) && !defined(HAVE_IN_GROUP_OR_CAPABLE)) || \
+	(!defined(HAVE_MNT_IDMAP) && !defined(HAVE_IN_GROUP_OR_CAPABLE_USERNS))
+/*
+ * Not exported before 6.2, nor in the form the code calls (struct
+ * mnt_idmap, or the user_namespace fb_compat.h maps it to before 6.3): the
+ * same check from exported helpers, under a name of our own so that it
+ * cannot clash with the kernel's other form.
+ */
+static inline bool fb_in_group_or_capable(struct mnt_idmap *idmap,
+					  const struct inode *inode,
+					  vfsgid_t vfsgid)
 {
 	if (vfsgid_in_group_p(vfsgid))
 		return true;
 	return capable_wrt_inode_uidgid(idmap, inode, CAP_FSETID);
 }
+#define in_group_or_capable fb_in_group_or_capable
 #endif
 
 #ifndef HAVE_FILEMAP_SPLICE_READ
@@ -143,6 +155,32 @@ static inline int file_remove_privs_flags(struct file *file,
 		return -EAGAIN;
 	return file_remove_privs(file);
 }
+#endif
+
+#ifndef HAVE_KIOCB_START_WRITE
+/*
+ * Before 6.6 (6.1.y: before November 2024) the callers did it themselves:
+ * the freeze protection taken at submission is released at completion,
+ * maybe by another task, so lockdep is told that the submitter no longer
+ * holds it, and that the completion holds it again.
+ */
+static inline void fb_kiocb_start_write(struct kiocb *iocb)
+{
+	struct super_block *sb = file_inode(iocb->ki_filp)->i_sb;
+
+	sb_start_write(sb);
+	__sb_writers_release(sb, SB_FREEZE_WRITE);
+}
+
+static inline void fb_kiocb_end_write(struct kiocb *iocb)
+{
+	struct super_block *sb = file_inode(iocb->ki_filp)->i_sb;
+
+	__sb_writers_acquired(sb, SB_FREEZE_WRITE);
+	sb_end_write(sb);
+}
+#define kiocb_start_write	fb_kiocb_start_write
+#define kiocb_end_write		fb_kiocb_end_write
 #endif
 
 #ifndef HAVE_SPLICE_COPY_FILE_RANGE
