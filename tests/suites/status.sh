@@ -66,6 +66,7 @@ cfg=/lib/modules/$kver/build/.config
 pt=false
 grep -qx 'CONFIG_FUSE_PASSTHROUGH=y' "$cfg" 2> /dev/null && pt=true
 # the protocol of our module: the uapi header of the base serving this kernel
+fbbase=$(bash "$FB_TOP/scripts/flavor.sh" --base "$kver" /nonexistent 2> /dev/null | cut -d' ' -f1)
 tree=$(bash "$FB_TOP/scripts/flavor.sh" --base "$kver" /nonexistent 2> /dev/null | cut -d' ' -f2)
 minor=$(sed -n 's/^#define FUSE_KERNEL_MINOR_VERSION \([0-9]*\)$/\1/p' \
 	"$FB_TOP/src/${tree:-upstream}/include/uapi/linux/fuse.h")
@@ -181,8 +182,8 @@ esac
 version=$(modinfo -F version "$FB_MODDIR/$FB_MODNAME.ko")
 [ "$(impl "$t" kind)" = "$kind" ] && [ "$(impl "$t" state)" = loaded ] &&
 	[ "$(impl "$t" version)" = "$version" ] && [ "$(impl "$t" flavor)" = "$flavor" ] &&
-	[ "$(impl "$t" base)" = 6.12 ] && grep -q "^-t $t: ours, $label flavor (module $FB_MODNAME, loaded)" "$S/st.txt"
-tap_check $? "-t $t: ours, $flavor, $version, base 6.12, loaded"
+	[ "$(impl "$t" base)" = "$fbbase" ] && grep -q "^-t $t: ours, $label flavor (module $FB_MODNAME, loaded)" "$S/st.txt"
+tap_check $? "-t $t: ours, $flavor, $version, base $(impl "$t" base) (want $fbbase: dkms.conf's for $kver), loaded"
 [ "$(impl "$t" protocol)" = "7.$minor" ]
 tap_check $? "-t $t: protocol $(impl "$t" protocol), the 7.$minor of our uapi header"
 [ "$(impl "$t" passthrough)" = true ] && [ "$(impl "$t" parallel_passthrough_fix)" = true ] &&
