@@ -129,7 +129,7 @@ fi
 # the compat layer) and fewer mount and module cycles. A kernel of base 7.3
 # runs what its series and the tool change (vm_core: smoke, the parallel
 # and splice writes, the privilege cache's contract, status); every suite
-# ran on 7.3.4 in two boots (README, "VM on base 7.3": 540 passed), and
+# ran on 7.3.4 in two boots (README, "VM on base 7.3"), and
 # FB_CHECK_FULL=1 runs every suite in every mode everywhere.
 vm_core="smoke parallel security status splice"
 first=1
