@@ -102,6 +102,10 @@ pt_build_prev() {
 		cd "$1/src" || exit 1
 		if [ -n "${2:-}" ]; then
 			sed -i "1s/(\([^)]*\))/($2:\1)/" debian/changelog
+			# its make deb compares the changelog's version, epoch and all,
+			# with dkms.conf's
+			# shellcheck disable=SC2016 # a script's text
+			sed -i 's/"${debver%-\*}"/"$(echo "${debver%-*}" | cut -d: -f2-)"/' scripts/pkg-deb.sh
 		fi
 		git init -q && git add -A && git -c user.name=t -c user.email=t@t.invalid commit -q -m prev
 	) || return 1
