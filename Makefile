@@ -108,7 +108,7 @@ deb:
 rpm:
 	sh scripts/pkg-rpm.sh
 
-kmod-deb: import
+kmod-deb: import-all
 	SIGN_KEY="$(SIGN_KEY)" SIGN_CERT="$(SIGN_CERT)" sh scripts/kmod-deb.sh $(KVER) $(KDIR)
 
 # Signed apt and dnf repositories of build/pkg in build/repo (README.md,

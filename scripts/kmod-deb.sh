@@ -1,6 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# A prebuilt-module .deb for one kernel, for machines without a compiler:
+# A prebuilt-module .deb for one kernel, for machines without a compiler,
+# built from the base that serves the kernel's series (as DKMS would; the
+# package's version is the product's, the module's its base's):
 # fuse-backport-modules-KVER with the built modules, stripped, signed and
 # compressed the way the kernel does its own, under
 # /lib/modules/KVER/updates/fuse-backport/, depending on that kernel's image
@@ -47,7 +49,15 @@ work=$out/kmod-work/$kver
 rm -rf "$work/root" "$work/meta"
 mkdir -p "$work/build"
 rc=0
-SRC=$top/src/upstream BUILD=$work/build sh "$top/scripts/build.sh" "$kver" "$kdir" > "$work/build.log" 2>&1 || rc=$?
+# The base that serves this kernel's series (dkms.conf decides, as for
+# DKMS): build.sh builds from its generated tree (make import-all).
+if bt=$(bash "$top/scripts/flavor.sh" --base "$kver" "$kdir" 2> /dev/null); then
+	base=${bt%% *}
+	modver=$(pkg_modver "$base")
+	[ -f "$top/src/${bt#* }/.fb-import" ] ||
+		pkg_die "no generated tree src/${bt#* } of base $base for $kver: run 'make import-all'"
+fi
+BUILD=$work/build sh "$top/scripts/build.sh" "$kver" "$kdir" > "$work/build.log" 2>&1 || rc=$?
 if [ $rc != 0 ]; then
 	grep '^fuse-backport:' "$work/build.log" | tail -n 1 >&2 || tail -n 20 "$work/build.log" >&2
 	[ $rc = 3 ] && exit 3
@@ -98,7 +108,7 @@ maint=$(sed -n 's/^Maintainer: //p' "$top/debian/control")
 {
 	echo "$name ($ver-$rev) unstable; urgency=medium"
 	echo
-	echo "fuse-backport $ver built for Linux $kver ($flavor flavor: $modules), by make kmod-deb." |
+	echo "fuse-backport $ver built for Linux $kver (base $base, module version $modver; $flavor flavor: $modules), by make kmod-deb." |
 		fold -s -w 72 | sed -e 's/ *$//' -e '1s/^/  * /' -e '2,$s/^/    /'
 	echo
 	echo " -- $maint  $(LC_ALL=C date -u -d "@$SOURCE_DATE_EPOCH" '+%a, %d %b %Y %H:%M:%S +0000')"
@@ -119,7 +129,7 @@ gzip -n -9 -c "$work/changelog" > "$root/usr/share/doc/$name/changelog.Debian.gz
 	echo "Section: kernel"
 	echo "Priority: optional"
 	echo "Description: patched Linux FUSE module, prebuilt for Linux $kver"
-	echo "fuse-backport $ver ($flavor flavor: $modules) built for the kernel $kver," \
+	echo "fuse-backport $ver (base $base, module version $modver; $flavor flavor: $modules) built for the kernel $kver," \
 		"for machines that have no compiler or kernel headers. The modules are in" \
 		"/lib/modules/$kver/updates/fuse-backport/. Use this package or" \
 		"fuse-backport-dkms on a machine, not both." | fold -s -w 78 | sed -e 's/ *$//' -e 's/^/ /'

@@ -3,13 +3,22 @@
 # fuse-backport: helpers for the package builds (scripts/pkg-deb.sh,
 # scripts/pkg-rpm.sh, scripts/kmod-deb.sh). Sourced; $top is the checkout.
 #
-#   pkg_version             the DKMS module version (PACKAGE_VERSION of dkms.conf)
+#   pkg_version             the product version (PACKAGE_VERSION of dkms.conf)
+#   pkg_bases               every base (backports/<base>/pin), default first
+#   pkg_tree BASE           its generated tree under src/ (upstream for the
+#                           default base 6.12, upstream-<base> for the others)
+#   pkg_comp BASE           its component tarball in the Debian source
+#                           package: linux (6.12), linux<base without dots>
+#                           (7.3: linux73), unpacked by dpkg-source there
+#   pkg_modver BASE         its module version "<upstream>+fb<N>" (the pin)
 #   pkg_clean_tree DIR      the tracked files, as they are in the working tree,
 #                           copied to DIR: nothing generated, nothing untracked
-#   pkg_upstream DIR        print the path of the pinned kernel tarball:
-#                           UPSTREAM_TARBALL if set, else the one in the pinned
-#                           linux-source .deb (apt, cached like import.sh's),
-#                           extracted into DIR
+#   pkg_upstream DIR [BASE] print the path of the base's pinned kernel tarball
+#                           (default base 6.12): UPSTREAM_TARBALL (6.12) or
+#                           UPSTREAM_TARBALL_<base, dots as _> (7.3:
+#                           UPSTREAM_TARBALL_7_3) if set, else the one in the
+#                           pinned linux-source .deb (apt, cached like
+#                           import.sh's), extracted into DIR
 
 top=${top:?pkg-common.sh needs top set}
 
@@ -17,6 +26,29 @@ pkg_die() { echo "${pkg_prog:-pkg}: $*" >&2; exit 1; }
 
 pkg_version() {
 	kernelver="" kernel_source_dir="" bash -c '. "$1/dkms.conf" 2>/dev/null && echo "$PACKAGE_VERSION"' _ "$top"
+}
+
+pkg_default_base=6.12
+
+pkg_bases() {
+	echo "$pkg_default_base"
+	for p in "$top"/backports/*/pin; do
+		b=${p%/pin}
+		b=${b##*/}
+		[ "$b" = "$pkg_default_base" ] || echo "$b"
+	done
+}
+
+pkg_tree() {
+	if [ "$1" = "$pkg_default_base" ]; then echo upstream; else echo "upstream-$1"; fi
+}
+
+pkg_comp() {
+	if [ "$1" = "$pkg_default_base" ]; then echo linux; else echo "linux$(echo "$1" | tr -d .)"; fi
+}
+
+pkg_modver() {
+	echo "$(sed -n 's/^UPSTREAM_VERSION=//p' "$top/backports/$1/pin")+fb$(sed -n 's/^FB_RELEASE=//p' "$top/backports/$1/pin")"
 }
 
 pkg_clean_tree() {
@@ -33,19 +65,23 @@ pkg_clean_tree() {
 }
 
 pkg_upstream() {
-	if [ -n "${UPSTREAM_TARBALL:-}" ]; then
-		[ -f "$UPSTREAM_TARBALL" ] || pkg_die "UPSTREAM_TARBALL '$UPSTREAM_TARBALL' does not exist"
-		echo "$UPSTREAM_TARBALL"
+	pkg_b=${2:-$pkg_default_base}
+	pkg_var=UPSTREAM_TARBALL
+	[ "$pkg_b" = "$pkg_default_base" ] || pkg_var=UPSTREAM_TARBALL_$(echo "$pkg_b" | tr . _)
+	pkg_given=$(eval "echo \"\${$pkg_var:-}\"")
+	if [ -n "$pkg_given" ]; then
+		[ -f "$pkg_given" ] || pkg_die "$pkg_var '$pkg_given' does not exist"
+		echo "$pkg_given"
 		return
 	fi
 	# shellcheck source=backports/6.12/pin
-	. "$top/backports/6.12/pin"
+	. "$top/backports/$pkg_b/pin"
 	cache=${FB_CACHE:-/var/cache/fuse-backport}
 	deb=$cache/${DEBIAN_PACKAGE}_$(echo "$DEBIAN_VERSION" | sed 's/:/%3a/')_all.deb
 	if [ ! -f "$deb" ]; then
 		mkdir -p "$cache" "$1/dl" || pkg_die "cannot create $cache (set FB_CACHE)"
 		(cd "$1/dl" && apt-get download "$DEBIAN_PACKAGE=$DEBIAN_VERSION" > /dev/null 2>&1) ||
-			pkg_die "cannot fetch $DEBIAN_PACKAGE $DEBIAN_VERSION with apt (run scripts/apt-suites.sh, or give UPSTREAM_TARBALL=)"
+			pkg_die "cannot fetch $DEBIAN_PACKAGE $DEBIAN_VERSION with apt (run scripts/apt-suites.sh, or give $pkg_var=)"
 		mv "$1"/dl/*.deb "$deb"
 		rmdir "$1/dl"
 	fi

@@ -5,9 +5,10 @@
 # the package build), then lintian them. Output in build/pkg/.
 #
 # usage: scripts/pkg-deb.sh
-# environment: UPSTREAM_TARBALL  the pinned kernel tarball, or a kernel.org one
-#                                at the pinned version is not installed
+# environment: UPSTREAM_TARBALL  base 6.12's pinned kernel tarball, or a
+#                                kernel.org one at the pinned version
 #                                (default: taken from its .deb, fetched by apt)
+#              UPSTREAM_TARBALL_7_3  the same for base 7.3
 #              OUT               output directory (default build/pkg)
 #              LINTIAN=0         do not run lintian
 set -eu
@@ -38,28 +39,32 @@ pkg_clean_tree "$src"
 	--mtime="@$(dpkg-parsechangelog -l "$src/debian/changelog" -S Timestamp)" \
 	-cJf "fuse-backport_$ver.orig.tar.xz" "fuse-backport-$ver")
 
-# The kernel files the build imports, as the component tarball orig-linux
-# (unpacked by dpkg-source into linux/): taken from the pinned tarball
-# (UPSTREAM_TARBALL, else the one in the pinned linux-source .deb), only what
-# import.sh reads. import.sh checks it at build time against the pin.
-# shellcheck source=backports/6.12/pin
-. "$top/backports/6.12/pin"
-tarball=$(pkg_upstream "$work/upstream")
-ltop=$(tar -tf "$tarball" | head -n 1 | cut -d/ -f1)
-mkdir -p "$work/linux-x"
-tar -C "$work/linux-x" -xf "$tarball" "$ltop/Makefile" "$ltop/fs/fuse" "$ltop/include/uapi/linux/fuse.h" \
-	"$ltop/scripts/checkpatch.pl" "$ltop/scripts/spelling.txt" "$ltop/scripts/const_structs.checkpatch" ||
-	pkg_die "$tarball lacks the files the import needs"
-mv "$work/linux-x/$ltop" "$work/linux-x/linux-$UPSTREAM_VERSION"
-(cd "$work/linux-x" && tar --sort=name --owner=0 --group=0 \
-	--mtime="@$(dpkg-parsechangelog -l "$src/debian/changelog" -S Timestamp)" \
-	-cJf "../fuse-backport_$ver.orig-linux.tar.xz" "linux-$UPSTREAM_VERSION")
-mv "$work/linux-x/linux-$UPSTREAM_VERSION" "$src/linux"
+# The kernel files the build imports, one component tarball per base
+# (pkg_comp: orig-linux for 6.12, orig-linux73 for 7.3, unpacked by
+# dpkg-source into linux/ and linux73/): taken from the base's pinned
+# tarball (UPSTREAM_TARBALL, UPSTREAM_TARBALL_7_3, else the one in the
+# pinned linux-source .deb), only what import.sh reads. One tarball per
+# base, not one with both trees: each is one pinned upstream release, checked
+# by import.sh against its own pin, and a base comes or goes with its own.
+mtime="@$(dpkg-parsechangelog -l "$src/debian/changelog" -S Timestamp)"
+for b in $(pkg_bases); do
+	comp=$(pkg_comp "$b")
+	uv=$(sed -n 's/^UPSTREAM_VERSION=//p' "$top/backports/$b/pin")
+	tarball=$(pkg_upstream "$work/upstream" "$b")
+	ltop=$(tar -tf "$tarball" | head -n 1 | cut -d/ -f1)
+	rm -rf "$work/linux-x"
+	mkdir -p "$work/linux-x"
+	tar -C "$work/linux-x" -xf "$tarball" "$ltop/Makefile" "$ltop/fs/fuse" "$ltop/include/uapi/linux/fuse.h" \
+		"$ltop/scripts/checkpatch.pl" "$ltop/scripts/spelling.txt" "$ltop/scripts/const_structs.checkpatch" ||
+		pkg_die "$tarball lacks the files the import of base $b needs"
+	mv "$work/linux-x/$ltop" "$work/linux-x/linux-$uv"
+	(cd "$work/linux-x" && tar --sort=name --owner=0 --group=0 --mtime="$mtime" \
+		-cJf "../fuse-backport_$ver.orig-$comp.tar.xz" "linux-$uv")
+	mv "$work/linux-x/linux-$uv" "$src/$comp"
+	echo "deb: base $b: Linux $uv kernel files from $tarball as orig-$comp"
+done
 rm -rf "$work/linux-x" "$work/upstream"
-if [ -n "${UPSTREAM_TARBALL:-}" ]; then
-	echo "deb: kernel files from $UPSTREAM_TARBALL"
-fi
-unset UPSTREAM_TARBALL
+unset UPSTREAM_TARBALL UPSTREAM_TARBALL_7_3
 
 echo "deb: building fuse-backport $debver"
 (cd "$src" && dpkg-buildpackage -us -uc) > "$work/build.log" 2>&1 || {

@@ -6,8 +6,9 @@
 # then rpmlint them. Output in build/pkg/.
 #
 # usage: scripts/pkg-rpm.sh
-# environment: UPSTREAM_TARBALL  the pinned kernel tarball (default: taken
+# environment: UPSTREAM_TARBALL  base 6.12's pinned kernel tarball (default:
 #                                from Debian's linux-source-6.12 .deb, by apt)
+#              UPSTREAM_TARBALL_7_3  base 7.3's (default: linux-source-7.3's)
 #              OUT               output directory (default build/pkg)
 #              RPMLINT=0         do not run rpmlint
 set -eu
@@ -32,13 +33,19 @@ pkg_clean_tree "$work/tree/fuse-backport-$ver"
 tar -C "$work/tree" --sort=name --owner=0 --group=0 \
 	-cJf "$work/SOURCES/fuse-backport-$ver.tar.xz" "fuse-backport-$ver"
 rm -rf "$work/tree"
-tarball=$(pkg_upstream "$work/upstream")
+# One kernel tarball per base: Source1 (6.12), Source2 (7.3).
+tarball=$(pkg_upstream "$work/upstream" 6.12)
+tarball73=$(pkg_upstream "$work/upstream" 7.3)
+[ "$(basename "$tarball")" != "$(basename "$tarball73")" ] ||
+	pkg_die "the tarballs of base 6.12 and 7.3 have one name: $(basename "$tarball")"
 ln -s "$tarball" "$work/SOURCES/$(basename "$tarball")"
+ln -s "$tarball73" "$work/SOURCES/$(basename "$tarball73")"
 
-echo "rpm: building fuse-backport-dkms $ver (kernel tarball $tarball)"
+echo "rpm: building fuse-backport-dkms $ver (kernel tarballs $tarball, $tarball73)"
 # --nodeps: the build requirements are Debian packages here, not in an rpmdb.
 rpmbuild -bb --nodeps --define "_topdir $work" \
-	--define "upstream_tarball $(basename "$tarball")" "$spec" > "$work/build.log" 2>&1 || {
+	--define "upstream_tarball $(basename "$tarball")" \
+	--define "upstream_tarball_73 $(basename "$tarball73")" "$spec" > "$work/build.log" 2>&1 || {
 	tail -n 30 "$work/build.log" >&2
 	pkg_die "rpmbuild failed (log: $work/build.log)"
 }

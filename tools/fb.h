@@ -20,6 +20,10 @@
 #ifndef FB_TOOL_VERSION
 #define FB_TOOL_VERSION "unknown"
 #endif
+/* The module versions of this release, one per base, space separated. */
+#ifndef FB_MODULE_VERSIONS
+#define FB_MODULE_VERSIONS ""
+#endif
 #define FB_DKMS_NAME "fuse-backport"
 #define FB_DKMS_TREE "/var/lib/dkms"
 #define FB_MODULES_DIR "/lib/modules"

@@ -55,8 +55,8 @@ int main(int argc, char **argv)
 		return fb_cmd_mount(argc - 1, argv + 1, fb_prog);
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("fuse-backport %s (renamed flavor prefix %s)\n",
-		       FB_TOOL_VERSION, FB_PREFIX);
+		printf("fuse-backport %s (modules %s, renamed flavor prefix %s)\n",
+		       FB_TOOL_VERSION, FB_MODULE_VERSIONS, FB_PREFIX);
 		return 0;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {

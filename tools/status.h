@@ -22,7 +22,7 @@
 
 /* The bases of this release (tools/Makefile: backports/<base>/pin). */
 #ifndef FB_BASES
-#define FB_BASES {"6.1", "6.12", FB_TOOL_VERSION},
+#error "FB_BASES is not defined: build with tools/Makefile (it reads backports/*/pin)"
 #endif
 
 /* A base: the kernel series it serves, from and to, and its module version. */

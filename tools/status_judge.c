@@ -79,6 +79,37 @@ static void note(struct fuse_state *st, char *s)
 	add_str(&st->notes, &st->nnotes, s);
 }
 
+/*
+ * The loaded module is not the installed one: older (an upgrade waits for
+ * the module to be reloaded), newer (a rollback) or another build of the
+ * same version, as scripts/reboot-required.sh tells them apart (sort -V;
+ * strverscmp orders "<upstream>+fb<N>" the same way).
+ */
+static char *loaded_not_installed(const struct type_server *srv)
+{
+	const char *lv = srv->version ? srv->version : "";
+	const char *iv = srv->file.version ? srv->file.version : "";
+	char *lsrc = srv->srcversion ? fb_fmt(", srcversion %s", srv->srcversion) : fb_strdup("");
+	char *isrc = srv->file.srcversion ? fb_fmt(", srcversion %s", srv->file.srcversion) : fb_strdup("");
+	const char *how, *what;
+	char *s;
+
+	if (!strcmp(lv, iv)) {
+		how = "is not";
+		what = "another build of the same version; reload it to serve the installed one";
+	} else if (strverscmp(lv, iv) < 0) {
+		how = "is older than";
+		what = "an upgrade is installed and not in use yet: reboot (or rmmod it with no mount of its type left, then modprobe it) to use it; the package's postinst wrote the reboot-required note (/var/run/reboot-required)";
+	} else {
+		how = "is newer than";
+		what = "a rollback is installed and not in use yet: reboot (or rmmod it with no mount of its type left, then modprobe it) to use it; the package's postinst wrote the reboot-required note (/var/run/reboot-required)";
+	}
+	s = fb_fmt("the loaded %s (%s%s) %s the installed %s (%s%s): %s",
+		   srv->modname, lv, lsrc, how, srv->file.file, iv, isrc, what);
+	free(lsrc);
+	free(isrc);
+	return s;
+}
 
 /* Is K's module of ours not the one this release's base for K builds? */
 static bool other_release(const struct kernel *k)
@@ -114,15 +145,11 @@ void judge(struct fuse_state *st)
 		else if (!srv->loaded && !strcmp(r->flavor, "renamed"))
 			problem(st, fb_fmt("%s is not loaded, so %s does not exist: modprobe %s (and list it in /etc/modules-load.d/ to load it at boot)",
 					   srv->modname, srv->device, srv->modname));
-		else if (srv->loaded_is_installed == 0)
-			problem(st, fb_fmt("the loaded %s (%s, srcversion %s) is not the installed %s (%s, srcversion %s): reload it to serve the installed one",
-					   srv->modname, srv->version, srv->srcversion,
-					   srv->file.file, srv->file.version,
-					   srv->file.srcversion));
-		else if (srv->loaded && srv->loaded_is_installed < 0 && srv->file.file &&
-			 strcmp(srv->version ? srv->version : "", srv->file.version ? srv->file.version : ""))
-			problem(st, fb_fmt("the loaded %s (%s) is not the installed version %s: reload it",
-					   srv->modname, srv->version, srv->file.version));
+		else if (srv->loaded_is_installed == 0 ||
+			 (srv->loaded && srv->loaded_is_installed < 0 && srv->file.file &&
+			  strcmp(srv->version ? srv->version : "",
+				 srv->file.version ? srv->file.version : "")))
+			problem(st, loaded_not_installed(srv));
 	}
 	for (i = 0; i < st->nmounts; i++)
 		if (st->mounts[i].fallback)

@@ -37,14 +37,18 @@ check $? "dkms add/build/install $name $ver for $*"
 
 for k in "$@"; do
 	fl=$(bash "$top/scripts/flavor.sh" "$k" "/lib/modules/$k/build" 2>&1)
+	# The module version is the kernel's base's (its pin), not the product's.
+	b=$(bash "$top/scripts/flavor.sh" --base "$k" "/lib/modules/$k/build" 2>/dev/null)
+	b=${b%% *}
+	mv=$(sed -n 's/^UPSTREAM_VERSION=//p' "$top/backports/${b:-6.12}/pin")+fb$(sed -n 's/^FB_RELEASE=//p' "$top/backports/${b:-6.12}/pin")
 	dkms status -m "$name" -v "$ver" -k "$k" 2>/dev/null | grep -q installed
 	check $? "$k: dkms status says installed ($fl)"
 	for m in ${fl#* }; do
 		mod=$(find "/lib/modules/$k/updates/dkms" -name "$m.ko*" 2>/dev/null | head -n 1)
 		v=$(modinfo -F version "$mod" 2>/dev/null)
 		f=$(modinfo -F flavor "$mod" 2>/dev/null)
-		[ -n "$mod" ] && [ "$v" = "$ver" ] && [ "$f" = "${fl%% *}" ]
-		check $? "$k: $m.ko installed: version '$v', flavor '$f'"
+		[ -n "$mod" ] && [ "$v" = "$mv" ] && [ "$f" = "${fl%% *}" ]
+		check $? "$k: $m.ko installed: version '$v' (want $mv), flavor '$f'"
 		if grep -qx 'CONFIG_MODULE_SIG=y' "/lib/modules/$k/build/.config"; then
 			s=$(modinfo -F signer "$mod" 2>/dev/null)
 			[ -n "$s" ]

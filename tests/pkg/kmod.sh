@@ -110,8 +110,9 @@ rc=$?
 tap_check $rc "apt install exits 0"
 [ $rc = 0 ] || pt_log "$pt_tmp/install.log"
 f=$(modinfo -k "$kver" -F filename fusebp 2> /dev/null)
-[ "$f" = "$rel$comp" ] && [ "$(modinfo -F version "$f" 2> /dev/null)" = "$ver" ]
-tap_check $? "depmod ran: modinfo -k $kver fusebp is ours, version $ver (${f:-not found})"
+mv=$(pt_modver "$kver")
+[ "$f" = "$rel$comp" ] && [ "$(modinfo -F version "$f" 2> /dev/null)" = "$mv" ]
+tap_check $? "depmod ran: modinfo -k $kver fusebp is ours, version $mv of package $ver (${f:-not found})"
 if grep -qx 'CONFIG_MODULE_SIG=y' "/lib/modules/$kver/build/.config"; then
 	s=$(modinfo -F signer "$rel$comp" 2> /dev/null)
 	[ -n "$s" ] && [ "$s" = "$(pt_mok_cn)" ]

@@ -7,7 +7,16 @@
 #   pt_init NAME        root and tools check (else everything is a skip),
 #                       the host lock, a scratch directory $pt_tmp, cleanup
 #                       through pt_cleanup (the test defines it) on exit
-#   pt_version          DKMS module version (PACKAGE_VERSION of dkms.conf)
+#   pt_version          the product version (PACKAGE_VERSION of dkms.conf)
+#   pt_modver KVER [KDIR]  the module version of the base serving KVER
+#                       ("<upstream>+fb<N>" of its pin; empty outside every base)
+#   pt_prev_commit      the commit before the one that set today's
+#                       PACKAGE_VERSION (FB_PKG_PREV overrides): what the
+#                       previous package is built from
+#   pt_build_prev DIR [EPOCH]  build the .debs of pt_prev_commit into DIR/pkg
+#                       from a scratch copy in DIR/src (debian/changelog's top
+#                       entry given EPOCH: when set); sets pt_prev_ver (its
+#                       PACKAGE_VERSION) and pt_prev_deb, pt_prev_tools
 #   pt_log FILE         the last lines of FILE as TAP diagnostics
 #   pt_mok_cn           CN of the DKMS MOK certificate (the signer DKMS uses)
 #   pt_cn CERT          CN of a certificate (DER or PEM)
@@ -15,8 +24,9 @@
 #   pt_dkms_remove_all  every version of ours out of DKMS ($pt_dkms: how dkms
 #                       is run, default "dkms"; e.g. "chroot ROOT dkms");
 #                       /usr/src trees stay (the caller knows whose they are)
-#   pt_tree_missing LIST SRC   the generated DKMS tree is in LIST (a path a
-#                       line) under SRC; what is not goes to $pt_missing
+#   pt_tree_missing LIST SRC   the generated DKMS tree, both bases' (src/upstream,
+#                       src/upstream-7.3), is in LIST (a path a line) under
+#                       SRC; what is not goes to $pt_missing
 #   pt_tree_clean LIST SRC     nothing built or foreign under SRC in LIST
 #   pt_fake_headers_deb KVER DIR [ROOT [GLOB]]   build DIR/linux-headers-KVER.deb:
 #                       the headers of an installed Debian kernel (of ROOT,
@@ -65,6 +75,47 @@ pt_version() {
 	kernelver="" kernel_source_dir="" bash -c '. "$1/dkms.conf" 2>/dev/null && echo "$PACKAGE_VERSION"' _ "$top"
 }
 
+pt_modver() {
+	pt_b=$(bash "$top/scripts/flavor.sh" --base "$1" "${2:-/lib/modules/$1/build}" 2> /dev/null) || return 0
+	pt_b=${pt_b%% *}
+	echo "$(sed -n 's/^UPSTREAM_VERSION=//p' "$top/backports/$pt_b/pin")+fb$(sed -n 's/^FB_RELEASE=//p' "$top/backports/$pt_b/pin")"
+}
+
+pt_prev_commit() {
+	if [ -n "${FB_PKG_PREV:-}" ]; then
+		git -C "$top" rev-parse "$FB_PKG_PREV"
+		return
+	fi
+	pt_c=$(git -C "$top" log --format=%H -S"PACKAGE_VERSION=\"$(pt_version)\"" -- dkms.conf | tail -n 1)
+	[ -n "$pt_c" ] && git -C "$top" rev-parse "$pt_c^"
+}
+
+pt_build_prev() {
+	pt_prev_ver="" pt_prev_deb="" pt_prev_tools=""
+	pt_c=$(pt_prev_commit) || return 1
+	[ -n "$pt_c" ] || return 1
+	mkdir -p "$1/src"
+	git -C "$top" archive "$pt_c" | tar -C "$1/src" -xf - || return 1
+	# shellcheck disable=SC2034 # for the caller
+	pt_prev_ver=$(kernelver="" kernel_source_dir="" bash -c '. "$1/dkms.conf" 2>/dev/null && echo "$PACKAGE_VERSION"' _ "$1/src")
+	(
+		cd "$1/src" || exit 1
+		if [ -n "${2:-}" ]; then
+			sed -i "1s/(\([^)]*\))/($2:\1)/" debian/changelog
+			# its make deb compares the changelog's version, epoch and all,
+			# with dkms.conf's
+			# shellcheck disable=SC2016 # a script's text
+			sed -i 's/"${debver%-\*}"/"$(echo "${debver%-*}" | cut -d: -f2-)"/' scripts/pkg-deb.sh
+		fi
+		git init -q && git add -A && git -c user.name=t -c user.email=t@t.invalid commit -q -m prev
+	) || return 1
+	OUT=$1/pkg LINTIAN=0 sh "$1/src/scripts/pkg-deb.sh" > "$1/build.log" 2>&1 || return 1
+	for pt_f in "$1/pkg/fuse-backport-dkms_"*"_all.deb"; do [ -f "$pt_f" ] && pt_prev_deb=$pt_f; done
+	# shellcheck disable=SC2034 # for the caller
+	for pt_f in "$1/pkg/fuse-backport-tools_"*"_amd64.deb"; do [ -f "$pt_f" ] && pt_prev_tools=$pt_f; done
+	[ -n "$pt_prev_deb" ]
+}
+
 pt_log() {
 	tail -n "${2:-8}" "$1" 2> /dev/null | sed 's/^/#   /'
 }
@@ -97,9 +148,10 @@ pt_dkms_remove_all() {
 
 pt_tree_missing() {
 	pt_missing=""
-	for f in dkms.conf LICENSE scripts/build.sh scripts/flavor.sh backports/6.12/pin src/Kbuild \
+	for f in dkms.conf LICENSE scripts/build.sh scripts/flavor.sh backports/6.12/pin backports/7.3/pin src/Kbuild \
 		src/upstream/.fb-import src/upstream/fs/fuse/file.c src/upstream/fs/fuse/passthrough.c \
-		src/upstream/include/uapi/linux/fuse.h; do
+		src/upstream/include/uapi/linux/fuse.h src/upstream-7.3/.fb-import src/upstream-7.3/fs/fuse/file.c \
+		src/upstream-7.3/include/uapi/linux/fuse.h; do
 		grep -qx "$2/$f" "$1" || pt_missing="$pt_missing $f"
 	done
 	[ -z "$pt_missing" ]

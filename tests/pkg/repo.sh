@@ -9,9 +9,10 @@
 # they depend on), with apt's sources, lists and preferences pointed at a
 # directory in the root, so that only our repository is seen: apt update
 # checks the Release signature through Signed-By (a wrong key is refused);
-# install of the older build, apt-mark hold and a pin keep it through apt
-# upgrade, upgrade to the newer build, rollback with apt install
-# fuse-backport-dkms=<older>. Each step leaves DKMS's fusebp.ko built,
+# install of the previous package (built from the commit before today's
+# PACKAGE_VERSION: 6.12.117+fb2), apt-mark hold and a pin keep it through apt
+# upgrade, upgrade to today's product version (its 6.12 module raised by one
+# release in this test), rollback with apt install fuse-backport-dkms=<older>. Each step leaves DKMS's fusebp.ko built,
 # installed and signed with the root's DKMS key (modinfo signer); in one VM
 # booting that kernel the three modules load one after the other. The
 # root's uname -r says its kernel (a wrapper in /usr/local/bin) and its /sys
@@ -128,40 +129,36 @@ rk=$(cat "$root/etc/fb-test-kernel")
 # shellcheck disable=SC2016 # a dpkg-query format
 tap_diag "Debian 12 root: dkms $(in_root dpkg-query -W -f '${Version}' dkms), kernel headers $rk"
 
-ver2=${ver%fb*}fb$((${ver##*fb} + 1))
-build() { # DIR VERSION
+# The two builds: the previous package (b1, from the commit before today's
+# PACKAGE_VERSION, pt_prev_commit: 6.12.117+fb2) and today's product version
+# (b2, from the tracked files) with base 6.12's FB_RELEASE raised by one in
+# the scratch copy, so that the upgrade changes the module (and the reboot
+# note has a newer module to point at): module versions m1 and m2.
+build() { # DIR prev|cur
 	mkdir -p "$1/src"
-	git ls-files | while IFS= read -r f; do [ -e "$f" ] && printf '%s\n' "$f"; done > "$1/list"
-	tar -cf - -T "$1/list" | tar -C "$1/src" -xf -
-	(
-		cd "$1/src" || exit 1
-		if [ "$2" != "$ver" ]; then
-			sed -i "s/^FB_RELEASE=.*/FB_RELEASE=${2##*fb}/" backports/6.12/pin
-			m=$(sed -n 's/^Maintainer: //p' debian/control)
-			{
-				printf '%s (%s-1) bookworm; urgency=medium\n\n  * Test build.\n\n' "$name" "$2"
-				printf ' -- %s  %s\n\n' "$m" "$(LC_ALL=C date -u -d @"$(($(date +%s) + 60))" '+%a, %d %b %Y %H:%M:%S +0000')"
-				cat debian/changelog
-			} > debian/changelog.new && mv debian/changelog.new debian/changelog
-			for s in rpm/*.spec; do
-				sed -i -e "s/^Version:\( *\).*/Version:\1$2/" \
-					-e "/^%changelog/a * $(LC_ALL=C date -u '+%a %b %d %Y') $m - $2-1\\
-- Test build.\\
-" "$s"
-			done
-		fi
-		git init -q && git add -A && git -c user.name=t -c user.email=t@t.invalid commit -q -m "$2"
-	) || return 1
+	if [ "$2" = prev ]; then
+		c=$(pt_prev_commit) && [ -n "$c" ] && git archive "$c" | tar -C "$1/src" -xf - || return 1
+	else
+		git ls-files | while IFS= read -r f; do [ -e "$f" ] && printf '%s\n' "$f"; done > "$1/list"
+		tar -cf - -T "$1/list" | tar -C "$1/src" -xf -
+		r=$(sed -n 's/^FB_RELEASE=//p' "$1/src/backports/6.12/pin")
+		sed -i "s/^FB_RELEASE=.*/FB_RELEASE=$((r + 1))/" "$1/src/backports/6.12/pin"
+	fi
+	(cd "$1/src" && git init -q && git add -A && git -c user.name=t -c user.email=t@t.invalid commit -q -m "$2") || return 1
 	OUT=$1/pkg LINTIAN=0 RPMLINT=0 sh "$1/src/scripts/pkg-deb.sh" > "$1/deb.log" 2>&1 &&
 		OUT=$1/pkg RPMLINT=0 sh "$1/src/scripts/pkg-rpm.sh" > "$1/rpm.log" 2>&1
 }
-build "$pt_tmp/b1" "$ver"
+build "$pt_tmp/b1" prev
 rc=$?
-build "$pt_tmp/b2" "$ver2"
+build "$pt_tmp/b2" cur
 rc=$((rc + $?))
+v1=$(kernelver="" kernel_source_dir="" bash -c '. "$1/dkms.conf" 2>/dev/null && echo "$PACKAGE_VERSION"' _ "$pt_tmp/b1/src")
+v2=$ver
+m1=$v1
+m2=$(sed -n 's/^UPSTREAM_VERSION=//p' "$pt_tmp/b2/src/backports/6.12/pin")+fb$(sed -n 's/^FB_RELEASE=//p' "$pt_tmp/b2/src/backports/6.12/pin")
 ls "$pt_tmp"/b1/pkg/*.deb "$pt_tmp"/b2/pkg/*.deb "$pt_tmp"/b1/pkg/*.rpm "$pt_tmp"/b2/pkg/*.rpm > "$pt_tmp/built" 2> /dev/null
 [ $rc = 0 ] && [ "$(grep -c -v dbgsym "$pt_tmp/built")" = 8 ]
-tap_check $? "builds $ver and $ver2: .deb and .rpm of $name-dkms and $name-tools"
+tap_check $? "builds $v1 (the previous package, module $m1) and $v2 (module $m2 in this test): .deb and .rpm of $name-dkms and $name-tools"
 [ $rc = 0 ] || { pt_log "$pt_tmp/b2/deb.log"; pt_log "$pt_tmp/b2/rpm.log"; }
 
 # --- central signing: the operator's module key stays on the build side -----------
@@ -180,7 +177,7 @@ if [ -f "/lib/modules/$rk/build/.config" ]; then
 			sh scripts/kmod-deb.sh "$rk" > "$pt_tmp/kmod.log" 2>&1
 	rc=$?
 	rm -rf "$pt_tmp/b1/pkg/kmod-work"
-	[ $rc = 0 ] && [ -f "$pt_tmp/b1/pkg/$name-modules-${rk}_$ver-1_amd64.deb" ] && kmod=1
+	[ $rc = 0 ] && [ -f "$pt_tmp/b1/pkg/$name-modules-${rk}_$v2-1_amd64.deb" ] && kmod=1
 	tap_check $rc "make kmod-deb KVER=$rk SIGN_KEY=<fleet key> SIGN_CERT=<fleet cert>, on the build side"
 	[ $rc = 0 ] || pt_log "$pt_tmp/kmod.log"
 else
@@ -192,7 +189,7 @@ repo=$pt_tmp/repo
 REPO_KEY=$fpr PKG=$pt_tmp/b1/pkg OUT=$repo sh scripts/repo.sh > "$pt_tmp/repo1.log" 2>&1 &&
 	REPO_KEY=$fpr PKG=$pt_tmp/b2/pkg OUT=$repo sh scripts/repo.sh > "$pt_tmp/repo2.log" 2>&1
 rc=$?
-tap_check $rc "make repo with $ver's packages, then again with $ver2's"
+tap_check $rc "make repo with $v1's packages, then again with $v2's"
 [ $rc = 0 ] || { pt_log "$pt_tmp/repo1.log"; pt_log "$pt_tmp/repo2.log"; }
 n=$(grep -c "^Package: $name-dkms$" "$repo/apt/dists/bookworm/main/binary-amd64/Packages" 2> /dev/null)
 [ -f "$repo/apt/dists/bookworm/InRelease" ] && [ "$n" = 2 ]
@@ -247,22 +244,22 @@ printf '[main]\nreposdir=%s\ncachedir=%s\ntsflags=noscripts\ninstall_weak_deps=0
 	"$pt_tmp/yum.repos.d" "$pt_tmp/dnfcache" > "$pt_tmp/dnf.conf"
 dnf_() { dnf -y -c "$pt_tmp/dnf.conf" --installroot="$pt_tmp/root" --releasever=12 "$@"; }
 q_() { rpm --root "$pt_tmp/root" -q --qf '%{VERSION}\n' "$1" 2> /dev/null; }
-dnf_ install "$name-dkms-$ver" "$name-tools-$ver" > "$pt_tmp/dnf-in.log" 2>&1
+dnf_ install "$name-dkms-$v1" "$name-tools-$v1" > "$pt_tmp/dnf-in.log" 2>&1
 rc=$?
-[ $rc = 0 ] && [ "$(q_ $name-dkms)" = "$ver" ] && [ "$(q_ $name-tools)" = "$ver" ]
-tap_check $? "dnf --installroot install $name-dkms-$ver $name-tools-$ver (gpgcheck, repo_gpgcheck)"
+[ $rc = 0 ] && [ "$(q_ $name-dkms)" = "$v1" ] && [ "$(q_ $name-tools)" = "$v1" ]
+tap_check $? "dnf --installroot install $name-dkms-$v1 $name-tools-$v1 (gpgcheck, repo_gpgcheck)"
 grep -E -i 'Importing GPG key|Installing *:.*fuse-backport|fuse-backport-(dkms|tools)-[0-9]' "$pt_tmp/dnf-in.log" | sort -u | sed 's/^/# /'
 [ $rc = 0 ] || pt_log "$pt_tmp/dnf-in.log" 15
 dnf_ upgrade > "$pt_tmp/dnf-up.log" 2>&1
 rc=$?
-[ $rc = 0 ] && [ "$(q_ $name-dkms)" = "$ver2" ] && [ "$(q_ $name-tools)" = "$ver2" ]
-tap_check $? "dnf upgrade: $ver -> $ver2"
+[ $rc = 0 ] && [ "$(q_ $name-dkms)" = "$v2" ] && [ "$(q_ $name-tools)" = "$v2" ]
+tap_check $? "dnf upgrade: $v1 -> $v2"
 grep -E -i 'Upgrading *:.*fuse-backport|Upgraded:|fuse-backport-(dkms|tools)-[0-9]' "$pt_tmp/dnf-up.log" | sort -u | sed 's/^/# /'
 [ $rc = 0 ] || pt_log "$pt_tmp/dnf-up.log" 15
-dnf_ downgrade "$name-dkms-$ver" "$name-tools-$ver" > "$pt_tmp/dnf-down.log" 2>&1
+dnf_ downgrade "$name-dkms-$v1" "$name-tools-$v1" > "$pt_tmp/dnf-down.log" 2>&1
 rc=$?
-[ $rc = 0 ] && [ "$(q_ $name-dkms)" = "$ver" ] && [ "$(q_ $name-tools)" = "$ver" ]
-tap_check $? "dnf downgrade $name-dkms-$ver: back at $ver"
+[ $rc = 0 ] && [ "$(q_ $name-dkms)" = "$v1" ] && [ "$(q_ $name-tools)" = "$v1" ]
+tap_check $? "dnf downgrade $name-dkms-$v1: back at $v1"
 grep -E -i 'Downgrading *:.*fuse-backport|Downgraded:|fuse-backport-(dkms|tools)-[0-9]' "$pt_tmp/dnf-down.log" | sort -u | sed 's/^/# /'
 [ $rc = 0 ] || pt_log "$pt_tmp/dnf-down.log" 15
 # versionlock (dnf-plugins-core): its list in the scratch directory, not
@@ -274,14 +271,14 @@ dnfl_() { dnf_ --setopt=pluginconfpath="$pt_tmp/dnfplugins" "$@"; }
 if dnfl_ versionlock --help > /dev/null 2>&1; then
 	dnfl_ versionlock add $name-dkms > "$pt_tmp/dnf-lock.log" 2>&1
 	dnfl_ upgrade >> "$pt_tmp/dnf-lock.log" 2>&1
-	[ "$(q_ $name-dkms)" = "$ver" ] && [ "$(q_ $name-tools)" = "$ver2" ] && grep -q "$name-dkms" "$pt_tmp/versionlock.list"
-	tap_check $? "dnf versionlock add $name-dkms: dnf upgrade leaves it at $ver (tools to $(q_ $name-tools))"
+	[ "$(q_ $name-dkms)" = "$v1" ] && [ "$(q_ $name-tools)" = "$v2" ] && grep -q "$name-dkms" "$pt_tmp/versionlock.list"
+	tap_check $? "dnf versionlock add $name-dkms: dnf upgrade leaves it at $v1 (tools to $(q_ $name-tools))"
 	sed 's/^/# /' "$pt_tmp/versionlock.list"
-	[ "$(q_ $name-dkms)" = "$ver" ] || pt_log "$pt_tmp/dnf-lock.log" 15
+	[ "$(q_ $name-dkms)" = "$v1" ] || pt_log "$pt_tmp/dnf-lock.log" 15
 	dnfl_ versionlock delete $name-dkms > /dev/null 2>&1
 	dnfl_ upgrade > "$pt_tmp/dnf-unlock.log" 2>&1
-	[ "$(q_ $name-dkms)" = "$ver2" ]
-	tap_check $? "dnf versionlock delete $name-dkms: dnf upgrade takes it to $ver2"
+	[ "$(q_ $name-dkms)" = "$v2" ]
+	tap_check $? "dnf versionlock delete $name-dkms: dnf upgrade takes it to $v2"
 else
 	tap_skip "dnf versionlock" "the versionlock plugin (dnf-plugins-core) is not installed"
 fi
@@ -323,15 +320,16 @@ tap_check $? "apt update with Signed-By our key: no error, no warning"
 
 rm -rf "$vmdir"
 mkdir -p "$vmdir"
-# step_module LABEL VERSION: DKMS built and installed VERSION for the
-# root's kernel, signed with the root's DKMS key; kept for the VM as LABEL.
+# step_module LABEL VERSION MODVER: DKMS built and installed VERSION for the
+# root's kernel, a module of MODVER, signed with the root's DKMS key; kept
+# for the VM as LABEL.
 step_module() {
 	m=$(find "$root/lib/modules/$rk/updates/dkms" -name 'fusebp.ko*' 2> /dev/null | head -n 1)
 	v=$(modinfo -F version "$m" 2> /dev/null)
 	sg=$(modinfo -F signer "$m" 2> /dev/null)
-	in_root dkms status -m $name -v "$2" -k "$rk" 2> /dev/null | grep -q ': installed' && [ "$v" = "$2" ] &&
+	in_root dkms status -m $name -v "$2" -k "$rk" 2> /dev/null | grep -q ': installed' && [ "$v" = "$3" ] &&
 		[ -n "$sg" ] && [ "$sg" = "$(pt_cn "$root/var/lib/dkms/mok.pub")" ] && cp "$m" "$vmdir/$1-${m##*/}"
-	tap_check $? "$1: fusebp ${v:-missing} built and installed by DKMS for $rk, signed (signer: ${sg:-none})"
+	tap_check $? "$1: fusebp ${v:-missing} (want $3) built and installed by DKMS $name/$2 for $rk, signed (signer: ${sg:-none})"
 }
 # fake_loaded VERSION: the root's /sys says our fusebp VERSION is loaded
 # (the module file of that version as the source of its srcversion).
@@ -344,59 +342,59 @@ transcript() { # LOG: the apt and postinst lines worth keeping
 	grep -E "^(Get|Preparing to unpack|Unpacking|Setting up).*fuse-backport|^$name-dkms:" "$1" | sed 's/^/# /'
 }
 
-apt_ install -y "$name-dkms=$ver-1" "$name-tools=$ver-1" > "$pt_tmp/apt-in.log" 2>&1
+apt_ install -y "$name-dkms=$v1-1" "$name-tools=$v1-1" > "$pt_tmp/apt-in.log" 2>&1
 rc=$?
-[ $rc = 0 ] && [ "$(v_ $name-dkms)" = "$ver-1" ] && [ "$(v_ $name-tools)" = "$ver-1" ] &&
+[ $rc = 0 ] && [ "$(v_ $name-dkms)" = "$v1-1" ] && [ "$(v_ $name-tools)" = "$v1-1" ] &&
 	! grep -q "$name-dkms: the loaded" "$pt_tmp/apt-in.log"
-tap_check $? "apt install $name-dkms=$ver-1 $name-tools=$ver-1 from the repository (nothing loaded: no reboot note)"
+tap_check $? "apt install $name-dkms=$v1-1 $name-tools=$v1-1 from the repository (nothing loaded: no reboot note)"
 transcript "$pt_tmp/apt-in.log"
 [ $rc = 0 ] || pt_log "$pt_tmp/apt-in.log" 15
-step_module 1-install "$ver"
-fake_loaded "$ver"
+step_module 1-install "$v1" "$m1"
+fake_loaded "$m1"
 in_root fuse-backport --version > "$pt_tmp/tv" 2>&1
-grep -q "$ver" "$pt_tmp/tv"
+grep -q "$v1" "$pt_tmp/tv"
 tap_check $? "fuse-backport --version from the package: $(head -n 1 "$pt_tmp/tv")"
 
 # Staged rollout: hold, then a pin.
 in_root apt-mark hold $name-dkms > /dev/null
 apt_ upgrade -y > "$pt_tmp/apt-hold.log" 2>&1
-[ "$(v_ $name-dkms)" = "$ver-1" ] && [ "$(v_ $name-tools)" = "$ver2-1" ]
-tap_check $? "apt-mark hold $name-dkms: apt upgrade leaves it at $ver-1 (tools to $(v_ $name-tools))"
+[ "$(v_ $name-dkms)" = "$v1-1" ] && [ "$(v_ $name-tools)" = "$v2-1" ]
+tap_check $? "apt-mark hold $name-dkms: apt upgrade leaves it at $v1-1 (tools to $(v_ $name-tools))"
 in_root apt-mark unhold $name-dkms > /dev/null
-printf 'Package: %s-dkms\nPin: version %s-1\nPin-Priority: 1001\n' $name "$ver" > "$root$a/preferences"
+printf 'Package: %s-dkms\nPin: version %s-1\nPin-Priority: 1001\n' $name "$v1" > "$root$a/preferences"
 cand=$(apt_ install -s $name-dkms 2>&1 | sed -n "s/^Inst $name-dkms .*(\([^ ]*\) .*/\1/p")
 apt_ upgrade -y > "$pt_tmp/apt-pin.log" 2>&1
-[ "$(v_ $name-dkms)" = "$ver-1" ] && [ -z "$cand" ]
-tap_check $? "a pin (Pin: version $ver-1, priority 1001): apt upgrade keeps $ver-1"
+[ "$(v_ $name-dkms)" = "$v1-1" ] && [ -z "$cand" ]
+tap_check $? "a pin (Pin: version $v1-1, priority 1001): apt upgrade keeps $v1-1"
 : > "$root$a/preferences"
 
 apt_ upgrade -y > "$pt_tmp/apt-upg.log" 2>&1
 rc=$?
-[ $rc = 0 ] && [ "$(v_ $name-dkms)" = "$ver2-1" ] && in_root dkms status -m $name -v "$ver2" | grep -q . &&
-	! in_root dkms status -m $name -v "$ver" | grep -q .
-tap_check $? "apt upgrade: $name-dkms $ver-1 -> $ver2-1 (DKMS has $ver2 only)"
+[ $rc = 0 ] && [ "$(v_ $name-dkms)" = "$v2-1" ] && in_root dkms status -m $name -v "$v2" | grep -q . &&
+	! in_root dkms status -m $name -v "$v1" | grep -q .
+tap_check $? "apt upgrade: $name-dkms $v1-1 -> $v2-1 (DKMS has $v2 only)"
 transcript "$pt_tmp/apt-upg.log"
 [ $rc = 0 ] || pt_log "$pt_tmp/apt-upg.log" 15
-step_module 2-upgrade "$ver2"
+step_module 2-upgrade "$v2" "$m2"
 [ "$(cat "$root/run/reboot-required" 2> /dev/null)" = '*** System restart required ***' ] &&
 	[ "$(grep -c -x "$name-dkms" "$root/run/reboot-required.pkgs" 2> /dev/null)" = 1 ] &&
-	grep -q "^$name-dkms: the loaded fusebp $ver is older than the installed $ver2" "$pt_tmp/apt-upg.log"
-tap_check $? "fusebp $ver still loaded (fake /sys): the postinst wrote /var/run/reboot-required and .pkgs, one line"
+	grep -q "^$name-dkms: the loaded fusebp $m1 is older than the installed $m2" "$pt_tmp/apt-upg.log"
+tap_check $? "fusebp $m1 still loaded (fake /sys): the postinst wrote /var/run/reboot-required and .pkgs, one line"
 # A reboot: the upgraded module is the loaded one.
 rm -f "$root/run/reboot-required" "$root/run/reboot-required.pkgs"
-fake_loaded "$ver2"
+fake_loaded "$m2"
 
-apt_ install -y --allow-downgrades "$name-dkms=$ver-1" "$name-tools=$ver-1" > "$pt_tmp/apt-down.log" 2>&1
+apt_ install -y --allow-downgrades "$name-dkms=$v1-1" "$name-tools=$v1-1" > "$pt_tmp/apt-down.log" 2>&1
 rc=$?
-[ $rc = 0 ] && [ "$(v_ $name-dkms)" = "$ver-1" ] && [ "$(v_ $name-tools)" = "$ver-1" ] &&
-	in_root dkms status -m $name -v "$ver" | grep -q . && ! in_root dkms status -m $name -v "$ver2" | grep -q .
-tap_check $? "rollback: apt install $name-dkms=$ver-1: back at $ver-1 (DKMS has $ver only)"
+[ $rc = 0 ] && [ "$(v_ $name-dkms)" = "$v1-1" ] && [ "$(v_ $name-tools)" = "$v1-1" ] &&
+	in_root dkms status -m $name -v "$v1" | grep -q . && ! in_root dkms status -m $name -v "$v2" | grep -q .
+tap_check $? "rollback: apt install $name-dkms=$v1-1: back at $v1-1 (DKMS has $v1 only)"
 transcript "$pt_tmp/apt-down.log"
 [ $rc = 0 ] || pt_log "$pt_tmp/apt-down.log" 15
-step_module 3-rollback "$ver"
+step_module 3-rollback "$v1" "$m1"
 [ -f "$root/run/reboot-required" ] &&
-	grep -q "^$name-dkms: the loaded fusebp $ver2 is newer than the installed $ver" "$pt_tmp/apt-down.log"
-tap_check $? "fusebp $ver2 loaded: the rollback's postinst asks for a reboot too"
+	grep -q "^$name-dkms: the loaded fusebp $m2 is newer than the installed $m1" "$pt_tmp/apt-down.log"
+tap_check $? "fusebp $m2 loaded: the rollback's postinst asks for a reboot too"
 rm -rf "$root/sys/module" "$root/run/reboot-required" "$root/run/reboot-required.pkgs"
 
 apt_ purge -y $name-dkms $name-tools > "$pt_tmp/apt-purge.log" 2>&1
@@ -411,7 +409,7 @@ if [ -n "$kmod" ]; then
 	rc=$?
 	f=$(in_root modinfo -k "$rk" -F filename fusebp 2> /dev/null)
 	sg=$(modinfo -F signer "$root$f" 2> /dev/null)
-	[ $rc = 0 ] && [ "$(v_ "$name-modules-$rk")" = "$ver-1" ] && [ "$sg" = "fuse-backport test fleet key" ]
+	[ $rc = 0 ] && [ "$(v_ "$name-modules-$rk")" = "$v2-1" ] && [ "$sg" = "fuse-backport test fleet key" ]
 	tap_check $? "apt install $name-modules-$flavour: $name-modules-$rk, $f signed by the operator's certificate (signer: ${sg:-none})"
 	transcript "$pt_tmp/apt-kmod.log"
 	[ $rc = 0 ] || pt_log "$pt_tmp/apt-kmod.log" 15
@@ -434,9 +432,9 @@ if [ "${FB_PKG_VM:-1}" = 0 ] || ! command -v vng > /dev/null; then
 else
 	out=$(sh tests/vm/run.sh --kver "$rk" --timeout 900 --log "$pt_tmp/vm.log" -- \
 		sh -c "for f in $vmdir/[123]-*; do insmod \$f && cat /sys/module/fusebp/version && rmmod fusebp; done" 2>&1)
-	[ "$(echo "$out" | grep -x -e "$ver" -e "$ver2" | tr '\n' ' ')" = "$ver $ver2 $ver " ]
-	tap_check $? "in a VM booting $rk: the modules of install, upgrade and rollback load ($(echo "$out" | grep -x -e "$ver" -e "$ver2" | tr '\n' ' '))"
-	echo "$out" | grep -q -x "$ver2" || echo "$out" | tail -n 5 | sed 's/^/#   /'
+	[ "$(echo "$out" | grep -x -e "$m1" -e "$m2" | tr '\n' ' ')" = "$m1 $m2 $m1 " ]
+	tap_check $? "in a VM booting $rk: the modules of install, upgrade and rollback load ($(echo "$out" | grep -x -e "$m1" -e "$m2" | tr '\n' ' '))"
+	echo "$out" | grep -q -x "$m2" || echo "$out" | tail -n 5 | sed 's/^/#   /'
 fi
 rm -rf "$vmdir"
 

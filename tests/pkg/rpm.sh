@@ -95,15 +95,16 @@ rc=$?
 tap_check $rc "rpm -i (throw-away rpmdb, real scriptlets) exits 0"
 [ $rc = 0 ] || pt_log "$pt_tmp/install.log"
 sed 's/^/# /' "$pt_tmp/install.log" | grep -v readelf
-[ -f "$src/dkms.conf" ] && [ -f "$src/src/upstream/.fb-import" ]
-tap_check $? "the tree is in $src"
+[ -f "$src/dkms.conf" ] && [ -f "$src/src/upstream/.fb-import" ] && [ -f "$src/src/upstream-7.3/.fb-import" ]
+tap_check $? "the tree is in $src, both bases' (src/upstream, src/upstream-7.3)"
 if [ -n "$newest" ]; then
 	fl=$(bash scripts/flavor.sh "$newest" "/lib/modules/$newest/build" 2> /dev/null)
 	if [ -n "$fl" ]; then
 		mods=$(find "/lib/modules/$newest/updates/dkms" -name "${fl##* }.ko*" 2> /dev/null)
+		mv=$(pt_modver "$newest")
 		dkms status -m $name -v "$ver" -k "$newest" 2> /dev/null | grep -q ': installed' &&
-			[ -n "$mods" ] && [ "$(modinfo -F version "$mods" 2> /dev/null)" = "$ver" ]
-		tap_check $? "%post built and installed $ver for the newest kernel with headers, $newest (${fl%% *}: ${mods:-none})"
+			[ -n "$mods" ] && [ "$(modinfo -F version "$mods" 2> /dev/null)" = "$mv" ]
+		tap_check $? "%post built and installed $ver for the newest kernel with headers, $newest (${fl%% *}: ${mods:-none}, modinfo version $mv)"
 		if grep -qx 'CONFIG_MODULE_SIG=y' "/lib/modules/$newest/build/.config" && [ -n "$mods" ]; then
 			s=$(modinfo -F signer "$mods" 2> /dev/null)
 			[ -n "$s" ] && [ "$s" = "$(pt_mok_cn)" ]

@@ -3,9 +3,14 @@
 # fuse-backport-dkms under Debian 13's own dkms, in a trixie chroot (kept in
 # FB_CACHE/trixie-root for the next run; made from a copy of the build
 # matrix's trixie root FB_CACHE/roots/trixie when there is one, else by
-# debootstrap): apt install builds and signs fusebp.ko for trixie's kernel
-# headers (FUSE built in: renamed flavor), the module loads in a VM booting
-# trixie's kernel image; a kernel whose headers make a required probe fail
+# debootstrap): apt install builds and signs fusebp.ko for the kernel
+# headers of FB_TRIXIE_KERNELS (default 6.12.117+deb13-amd64, base 6.12, and
+# 7.3.4+deb13-amd64 of trixie-backports, base 7.3; FUSE built in: renamed
+# flavor), each module of its base's version, from the package's two
+# generated trees; the root keeps no other kernel's headers (purged, so that
+# DKMS builds two kernels, not every one the seed root has); the module
+# loads in a VM booting trixie's kernel image; make kmod-deb for 7.3.4, run
+# in the root, builds from base 7.3; a kernel whose headers make a required probe fail
 # (a fake headers .deb of trixie's kernel, <linux/miscdevice.h> hidden)
 # installed with apt while ours is installed: apt exits 0, one line says
 # why, nothing built; apt purge leaves nothing.
@@ -21,6 +26,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 
 pkg=fuse-backport-dkms
 root=${FB_CACHE:-/var/cache/fuse-backport}/trixie-root
+want_kernels=${FB_TRIXIE_KERNELS:-6.12.117+deb13-amd64 7.3.4+deb13-amd64}
 
 pt_cleanup() {
 	for m in dev/pts dev proc sys; do
@@ -88,30 +94,50 @@ if [ ! -x "$root/usr/sbin/dkms" ]; then
 fi
 # shellcheck disable=SC2016 # a dpkg-query format
 dkmsver=$(in_root dpkg-query -W -f '${Version}' dkms)
-kernels=$(cd "$root/lib/modules" && for d in *; do [ -e "$d/build/include" ] && echo "$d"; done)
-tap_diag "trixie root: dkms $dkmsver, kernel headers: $(echo "$kernels" | tr '\n' ' ')"
-
 mount -t proc proc "$root/proc" && mount --bind /dev "$root/dev" && mount --bind /sys "$root/sys"
+# The root's kernels: the wanted ones' headers (installed from the root's
+# suites when missing), no other kernel's.
+: > "$pt_tmp/headers.log"
+for d in "$root"/usr/src/linux-headers-*; do
+	k=${d##*/linux-headers-}
+	[ -f "$d/.config" ] || continue
+	case " $want_kernels " in *" $k "*) continue ;; esac
+	in_root apt-get purge -y -q "linux-headers-$k" >> "$pt_tmp/headers.log" 2>&1
+done
+for k in $want_kernels; do
+	[ -e "$root/lib/modules/$k/build/include" ] ||
+		in_root apt-get install -y -q "linux-headers-$k" >> "$pt_tmp/headers.log" 2>&1
+done
+kernels=$(cd "$root/lib/modules" && for d in *; do [ -e "$d/build/include" ] && echo "$d"; done)
+[ "$(echo "$kernels" | tr '\n' ' ')" = "$(for k in $want_kernels; do echo "$k"; done | sort | tr '\n' ' ')" ]
+rc=$?
+tap_check $rc "the root has the headers of $want_kernels and no other kernel's ($(echo "$kernels" | tr '\n' ' '))"
+[ $rc = 0 ] || pt_log "$pt_tmp/headers.log"
+tap_diag "trixie root: dkms $dkmsver, kernel headers: $(echo "$kernels" | tr '\n' ' ')"
 cp "$deb" "$root/tmp/"
 in_root apt-get install -y -q "/tmp/$(basename "$deb")" > "$pt_tmp/install.log" 2>&1
 rc=$?
 tap_check $rc "apt install $(basename "$deb") with dkms $dkmsver exits 0"
 grep "^$pkg:" "$pt_tmp/install.log" | sed 's/^/# /'
 [ $rc = 0 ] || pt_log "$pt_tmp/install.log" 15
-# A kernel outside the base's series (the seed root's 7.x headers) gets one
-# line, and nothing; every other one the module.
+# A kernel outside every base gets one line, and nothing; every other one
+# the module of its base (6.12 for 6.12.x, 7.3 for 7.x), renamed flavor.
 built=""
 for k in $kernels; do
 	m=$(find "$root/lib/modules/$k/updates" -name 'fusebp.ko*' 2> /dev/null | head -n 1)
-	if grep -q "^$pkg: not building for $k: kernel $k is outside base" "$pt_tmp/install.log"; then
+	if grep -q "^$pkg: not building for $k: kernel $k is outside every base" "$pt_tmp/install.log"; then
 		[ -z "$m" ] && ! in_root dkms status -m $name 2> /dev/null | grep -q -F ", $k,"
-		tap_check $? "$k: outside the base's series: one line, nothing built"
+		tap_check $? "$k: outside every base: one line, nothing built"
 		continue
 	fi
 	built="$built $k"
 	v=$(modinfo -F version "$m" 2> /dev/null)
-	in_root dkms status -m $name -v "$ver" -k "$k" 2> /dev/null | grep -q ': installed' && [ "$v" = "$ver" ]
-	tap_check $? "$k: fusebp ${v:-missing} installed by trixie's dkms (${m#"$root"})"
+	fl=$(modinfo -F flavor "$m" 2> /dev/null)
+	fbb=$(modinfo -F fb_base "$m" 2> /dev/null)
+	mv=$(pt_modver "$k" "$root/lib/modules/$k/build")
+	in_root dkms status -m $name -v "$ver" -k "$k" 2> /dev/null | grep -q ': installed' && [ -n "$mv" ] &&
+		[ "$v" = "$mv" ] && [ "$fl" = renamed ]
+	tap_check $? "$k: fusebp ${v:-missing} (want $mv; flavor ${fl:-none}, fb_base ${fbb:-none}) installed by trixie's dkms as $name/$ver (${m#"$root"})"
 	if grep -qx 'CONFIG_MODULE_SIG=y' "$root/lib/modules/$k/build/.config"; then
 		s=$(modinfo -F signer "$m" 2> /dev/null)
 		[ -n "$s" ] && [ "$s" = "$(pt_cn "$root/var/lib/dkms/mok.pub")" ]
@@ -134,10 +160,42 @@ for k in $built; do
 	out=$(sh tests/vm/run.sh --kver "$k" --timeout 600 --log "$pt_tmp/vm.log" -- \
 		sh -c "insmod $vmdir/${m##*/} && cat /sys/module/fusebp/version && grep -c fusebp /proc/filesystems" 2>&1)
 	rm -rf "$vmdir"
-	echo "$out" | grep -qx "$ver"
-	tap_check $? "$k: in a VM booting trixie's kernel, the module loads, /sys/module/fusebp/version $ver"
-	echo "$out" | grep -qx "$ver" || echo "$out" | tail -n 5 | sed 's/^/#   /'
+	mv=$(pt_modver "$k" "$root/lib/modules/$k/build")
+	echo "$out" | grep -qx "$mv"
+	tap_check $? "$k: in a VM booting trixie's kernel, the module loads, /sys/module/fusebp/version $mv"
+	echo "$out" | grep -qx "$mv" || echo "$out" | tail -n 5 | sed 's/^/#   /'
 done
+# --- the prebuilt-module .deb of a 7.x kernel, made in the root -------------------
+# make kmod-deb for the newest wanted kernel (7.3.4: base 7.3), run in the
+# root on a copy of the checkout's tracked files and generated trees
+# (make import-all), signed with the root's DKMS MOK: it must pick base 7.3.
+kk=$(for k in $want_kernels; do echo "$k"; done | sort -V | tail -n 1)
+kmv=$(pt_modver "$kk" "$root/lib/modules/$kk/build")
+if [ ! -f src/upstream/.fb-import ] || [ ! -f src/upstream-7.3/.fb-import ]; then
+	tap_skip "make kmod-deb KVER=$kk in the root" "no generated trees here (make import-all)"
+elif [ ! -e "$root/lib/modules/$kk/build/include" ] || [ ! -f "$root/var/lib/dkms/mok.key" ]; then
+	tap_skip "make kmod-deb KVER=$kk in the root" "no headers of $kk or no DKMS MOK in the root"
+else
+	rm -rf "$root/tmp/fb-src" "$root/tmp/fb-kmod"
+	mkdir -p "$root/tmp/fb-src"
+	git ls-files | while IFS= read -r f; do [ -e "$f" ] && printf '%s\n' "$f"; done > "$pt_tmp/list"
+	tar -cf - -T "$pt_tmp/list" src/upstream src/upstream-7.3 | tar -C "$root/tmp/fb-src" -xf -
+	in_root env SOURCE_DATE_EPOCH="$(dpkg-parsechangelog -S Timestamp)" OUT=/tmp/fb-kmod \
+		sh /tmp/fb-src/scripts/kmod-deb.sh "$kk" > "$pt_tmp/kmod.log" 2>&1
+	rc=$?
+	kdeb=$root/tmp/fb-kmod/fuse-backport-modules-${kk}_$ver-1_amd64.deb
+	mkdir -p "$pt_tmp/kx"
+	[ -f "$kdeb" ] && dpkg-deb -x "$kdeb" "$pt_tmp/kx"
+	ko=$(find "$pt_tmp/kx" -name 'fusebp.ko*' | head -n 1)
+	kv=$(modinfo -F version "$ko" 2> /dev/null)
+	kb=$(modinfo -F fb_base "$ko" 2> /dev/null)
+	[ $rc = 0 ] && [ -n "$kmv" ] && [ "$kv" = "$kmv" ] && [ "$kb" = 7.3 ] &&
+		dpkg-deb -f "$kdeb" Description | grep -q "base 7.3, module version $kmv"
+	tap_check $? "make kmod-deb KVER=$kk in the root: $(basename "$kdeb"), fusebp ${kv:-missing} (want $kmv), fb_base ${kb:-none}"
+	[ $rc = 0 ] || pt_log "$pt_tmp/kmod.log"
+	rm -rf "$root/tmp/fb-src" "$root/tmp/fb-kmod"
+fi
+
 # --- a kernel the build refuses: its headers package installs, apt exits 0 ---
 # Fake headers of trixie's kernel whose <linux/miscdevice.h> is hidden, so
 # the required probe HAVE_MISC_DYNAMIC_MINOR fails (scripts/build.sh would

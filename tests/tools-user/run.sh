@@ -345,6 +345,52 @@ why=$(jq -r '.kernels[] | select(.kernel == "7.4.0-1-amd64") | .why_none' "$work
 	grep -q "WARNING: the newest installed kernel 7.4.0-1-amd64 has no module of ours (outside every base" "$work/st.txt"
 check $? "status: the newest kernel, 7.4, is outside every base: warned (why_none: ${why:-none})"
 
+# Last: a module of ours loaded that is not the installed one (a fake
+# /sys/module/fusebp on a tmpfs, in a mount namespace of its own; the
+# running kernel has FUSE built in by its modules.builtin). Older than the
+# installed: an upgrade waiting for a reboot, the reboot-required note named;
+# newer: a rollback; the same version, another srcversion: reload it.
+layout updates/dkms
+echo kernel/fs/fuse/fuse.ko > "/lib/modules/$kver/modules.builtin"
+# loaded_says VERSION SRCVERSION: status --json with that fusebp "loaded":
+# the problem about it on stdout, the exit status in $work/ld.rc
+loaded_says() {
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	unshare -m sh -c 'mount --make-rprivate / && mount -t tmpfs none /sys/module || exit 99
+		mkdir /sys/module/fusebp && echo live > /sys/module/fusebp/initstate &&
+		echo "$1" > /sys/module/fusebp/version && echo "$2" > /sys/module/fusebp/srcversion &&
+		"$3" status --json --no-probe' sh "$1" "$2" "$tool" > "$work/ld.json" 2> "$work/ld.err"
+	echo $? > "$work/ld.rc"
+	jq -r '.problems[]' "$work/ld.json" 2> /dev/null | grep 'the loaded fusebp' | head -n 1
+}
+inst=/lib/modules/$kver/updates/dkms/fusebp.ko
+old=${ver%fb*}fb$((${ver##*fb} - 1))
+p=$(loaded_says "$old" FEDCBA9876543210)
+rc=$(cat "$work/ld.rc")
+case $p in
+"the loaded fusebp ($old, srcversion FEDCBA9876543210) is older than the installed $inst ($ver, srcversion 0123456789ABCDEF): an upgrade is installed and not in use yet: reboot"*"reboot-required note (/var/run/reboot-required)") r=$rc ;;
+*) r=0 ;;
+esac
+[ "$r" = 1 ]
+check $? "status with an older fusebp $old loaded than the installed $ver: degraded, says older, reboot, the reboot-required note (exit $rc: ${p:-no such problem})"
+new=${ver%fb*}fb$((${ver##*fb} + 1))
+p=$(loaded_says "$new" FEDCBA9876543210)
+rc=$(cat "$work/ld.rc")
+case $p in
+"the loaded fusebp ($new, srcversion FEDCBA9876543210) is newer than the installed $inst ($ver, srcversion 0123456789ABCDEF): a rollback"*"reboot-required note"*) r=$rc ;;
+*) r=0 ;;
+esac
+[ "$r" = 1 ]
+check $? "status with a newer fusebp $new loaded (a rollback): degraded, says newer (exit $rc: ${p:-no such problem})"
+p=$(loaded_says "$ver" FEDCBA9876543210)
+rc=$(cat "$work/ld.rc")
+case $p in
+"the loaded fusebp ($ver, srcversion FEDCBA9876543210) is not the installed $inst ($ver, srcversion 0123456789ABCDEF): another build of the same version; reload it"*) r=$rc ;;
+*) r=0 ;;
+esac
+[ "$r" = 1 ]
+check $? "status with another build of $ver loaded: degraded, says reload (exit $rc: ${p:-no such problem})"
+
 echo "1..$n"
 echo "tools-user: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
