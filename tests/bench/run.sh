@@ -31,6 +31,6 @@ for kver in "$@"; do
 		sh "$top/tests/bench/guest.sh" "$csv" ||
 		die "the benchmark VM run failed (log: $out/bench-$kver.log)"
 	cp "$csv" "$res/raw.csv"
-	sh tests/bench/report.sh "$res/raw.csv" "$res" "fuse-backport $(sed -n 's/^fb_release=//p' src/upstream/.fb-import | sed "s/^/$(sed -n 's/^upstream_version=//p' src/upstream/.fb-import)+fb/") on Debian $kver, QEMU TCG 2 vCPUs" ||
+	sh tests/bench/report.sh "$res/raw.csv" "$res" "fuse-backport $(modinfo -F version "$(find "$top/build/$kver" -maxdepth 1 -name "*.ko" | head -n 1)") on Debian $kver, QEMU TCG 2 vCPUs" ||
 		die "cannot make the report"
 done
