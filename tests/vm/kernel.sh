@@ -93,21 +93,25 @@ tmp=$(mktemp -d "$cache/.tmp.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' INT TERM HUP
 
-# Reuse a .deb fetched earlier for the same version.
-debglob="$cache/${pkg}_$(printf '%s' "$ver" | sed 's/:/%3a/')_*.deb"
-deb=
-for f in $debglob; do
-	[ -f "$f" ] && deb=$f
-done
-if [ -z "$deb" ]; then
-	echo "kernel.sh: fetching $pkg $ver" >&2
-	(cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "$pkg=$ver") >&2 ||
-		die "apt-get download $pkg=$ver failed"
-	for f in "$tmp"/*.deb; do
-		[ -f "$f" ] || die "apt-get download $pkg left no .deb"
-		mv "$f" "$cache/" && deb=$cache/${f##*/}
+# fetch PKG VER: the path of PKG's .deb at VER in the cache, fetched with
+# apt-get download unless one was fetched earlier for the same version.
+fetch() {
+	fd=
+	for f in "$cache/${1}_$(printf '%s' "$2" | sed 's/:/%3a/')"_*.deb; do
+		[ -f "$f" ] && fd=$f
 	done
-fi
+	if [ -z "$fd" ]; then
+		echo "kernel.sh: fetching $1 $2" >&2
+		(cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "$1=$2") >&2 ||
+			die "apt-get download $1=$2 failed"
+		for f in "$tmp"/*.deb; do
+			[ -f "$f" ] || die "apt-get download $1 left no .deb"
+			mv "$f" "$cache/" && fd=$cache/${f##*/}
+		done
+	fi
+	echo "$fd"
+}
+deb=$(fetch "$pkg" "$ver") || exit 1
 
 x=$tmp/root
 dpkg-deb -x "$deb" "$x" || die "dpkg-deb -x $deb failed"
@@ -125,19 +129,7 @@ if [ ! -d "$x/lib/modules/$kver/kernel" ] && [ ! -d "$x/usr/lib/modules/$kver/ke
 			fi
 		done
 		[ -n "$part" ] || continue
-		pver=$(candidate "$part")
-		pdeb=
-		for f in "$cache/${part}_$(printf '%s' "$pver" | sed 's/:/%3a/')"_*.deb; do
-			[ -f "$f" ] && pdeb=$f
-		done
-		if [ -z "$pdeb" ]; then
-			echo "kernel.sh: fetching $part $pver" >&2
-			(cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "$part=$pver") >&2 ||
-				die "apt-get download $part=$pver failed"
-			for f in "$tmp"/*.deb; do
-				[ -f "$f" ] && mv "$f" "$cache/" && pdeb=$cache/${f##*/}
-			done
-		fi
+		pdeb=$(fetch "$part" "$(candidate "$part")") || exit 1
 		dpkg-deb -x "$pdeb" "$x" || die "dpkg-deb -x $pdeb failed"
 	done
 fi
