@@ -119,6 +119,19 @@ static bool other_release(const struct kernel *k)
 	return k->ours.version && b && strcmp(k->ours.version, b->version);
 }
 
+/*
+ * K has a module of ours that no base of this release builds (another
+ * release's, left behind): a later rebuild for K will skip it.
+ */
+static void note_unserved(struct fuse_state *st, const struct kernel *k)
+{
+	char *served = served_series();
+
+	note(st, fb_fmt("kernel %s has our %s, which this release does not build: %s is outside every base (it serves %s)",
+			k->kver, k->ours.version ? k->ours.version : "module", k->kver, served));
+	free(served);
+}
+
 void judge(struct fuse_state *st)
 {
 	struct kernel *r = st->running;
@@ -170,10 +183,14 @@ void judge(struct fuse_state *st)
 			continue;
 		if (!k->ours.file)
 			note(st, fb_fmt("kernel %s has no module of ours: %s", k->kver, k->why_none));
+		else if (!base_for(k->kver))
+			note_unserved(st, k);
 		else if (other_release(k))
 			note(st, fb_fmt("kernel %s has our %s, this release's for it is %s", k->kver,
 					k->ours.version, base_for(k->kver)->version));
 	}
+	if (r && r->ours.file && !base_for(r->kver))
+		note_unserved(st, r);
 	if (r && other_release(r))
 		note(st, fb_fmt("the running kernel has our %s, this release's for it is %s",
 				r->ours.version, base_for(r->kver)->version));

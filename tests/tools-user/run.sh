@@ -311,37 +311,50 @@ else
 	fi
 fi
 
-# Two bases: beside the running kernel (our module of this release), a 7.3
-# kernel with base 7.3's module (this release's: no note), a 6.1 kernel with
-# a module of another release (a note naming this release's 6.12 module),
-# and the newest, 7.4, outside every base (the warning and its reason).
+# Every base: beside the running kernel (our module of this release), a 7.2
+# and a 7.3 kernel with their bases' modules (this release's: no note), a
+# 6.1 kernel with a module of another release (a note naming this release's
+# 6.12 module), and the newest, 7.4, outside every base (the warning and
+# its reason, which lists what the pins serve).
 # fake_ko VERSION FILE: an object with our .modinfo of VERSION
 fake_ko() {
 	printf 'static const char m[] __attribute__((section(".modinfo"), used)) =\n"version=%s\\0srcversion=0123456789ABCDEF\\0flavor=renamed\\0license=GPL";\n' \
 		"$1" > "$work/mv.c" && cc -c -o "$2" "$work/mv.c"
 }
-. "$top/backports/7.3/pin"
-ver73=$UPSTREAM_VERSION+fb$FB_RELEASE
+# modver BASE: the module version its pin gives; served: every pin's range
+# shellcheck source=backports/7.3/pin
+modver() { (. "$top/backports/$1/pin" && echo "$UPSTREAM_VERSION+fb$FB_RELEASE"); }
+ver72=$(modver 7.2) ver73=$(modver 7.3)
+served=$(for p in "$top"/backports/*/pin; do
+	# shellcheck source=backports/7.3/pin
+	(. "$p" && echo "$KERNEL_MIN to $KERNEL_MAX")
+done | sort -V | paste -sd, - | sed 's/,/, /g')
 layout updates/dkms
-for k in 7.3.4+deb13-amd64 6.1.0-57-amd64 7.4.0-1-amd64; do
+for k in 7.2.12+deb13-amd64 7.3.4+deb13-amd64 6.1.0-57-amd64 7.4.0-1-amd64; do
 	mkdir -p "/lib/modules/$k/kernel"
 	: > "/lib/modules/$k/modules.order"
 done
-mkdir -p /lib/modules/7.3.4+deb13-amd64/updates/dkms /lib/modules/6.1.0-57-amd64/updates/dkms
-if ! fake_ko "$ver73" /lib/modules/7.3.4+deb13-amd64/updates/dkms/fusebp.ko ||
+for k in 7.2.12+deb13-amd64 7.3.4+deb13-amd64 6.1.0-57-amd64; do
+	mkdir -p "/lib/modules/$k/updates/dkms"
+	echo "updates/dkms/fusebp.ko:" > "/lib/modules/$k/modules.dep"
+done
+if ! fake_ko "$ver72" /lib/modules/7.2.12+deb13-amd64/updates/dkms/fusebp.ko ||
+	! fake_ko "$ver73" /lib/modules/7.3.4+deb13-amd64/updates/dkms/fusebp.ko ||
 	! fake_ko 6.12.117+fb1 /lib/modules/6.1.0-57-amd64/updates/dkms/fusebp.ko; then
 	notok "cannot build the fake modules"
 fi
-echo "updates/dkms/fusebp.ko:" > /lib/modules/7.3.4+deb13-amd64/modules.dep
-echo "updates/dkms/fusebp.ko:" > /lib/modules/6.1.0-57-amd64/modules.dep
 "$tool" status --no-probe > "$work/st.txt" 2> /dev/null
 "$tool" status --no-probe --json > "$work/st.json" 2> /dev/null
-grep -q "7.3.4+deb13-amd64.*ours: .*$ver73" "$work/st.txt" && ! grep -q "kernel 7.3.4+deb13-amd64 has our" "$work/st.txt"
-check $? "status: a 7.3 kernel with base 7.3's module ($ver73) is this release's (no note)"
+for b in 7.2 7.3; do
+	k=7.2.12+deb13-amd64 v=$ver72
+	[ $b = 7.3 ] && k=7.3.4+deb13-amd64 v=$ver73
+	grep -q "$k.*ours: .*$v" "$work/st.txt" && ! grep -q "kernel $k has our" "$work/st.txt"
+	check $? "status: a $b kernel with base $b's module ($v) is this release's (no note)"
+done
 grep -q "note: kernel 6.1.0-57-amd64 has our 6.12.117+fb1, this release's for it is $ver" "$work/st.txt"
 check $? "status: a 6.1 kernel with another release's module: $(grep -m1 'kernel 6.1.0-57-amd64 has our' "$work/st.txt")"
 why=$(jq -r '.kernels[] | select(.kernel == "7.4.0-1-amd64") | .why_none' "$work/st.json" 2> /dev/null)
-[ "$why" = "outside every base this release has (it serves 6.1 to 6.12, 7.3 to 7.3)" ] &&
+[ "$why" = "outside every base this release has (it serves $served)" ] &&
 	grep -q "WARNING: the newest installed kernel 7.4.0-1-amd64 has no module of ours (outside every base" "$work/st.txt"
 check $? "status: the newest kernel, 7.4, is outside every base: warned (why_none: ${why:-none})"
 
