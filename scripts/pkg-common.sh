@@ -9,16 +9,17 @@
 #                           default base 6.12, upstream-<base> for the others)
 #   pkg_comp BASE           its component tarball in the Debian source
 #                           package: linux (6.12), linux<base without dots>
-#                           (7.3: linux73), unpacked by dpkg-source there
+#                           (7.2: linux72), unpacked by dpkg-source there
+#   pkg_tarball_var BASE    the variable that gives its pinned kernel tarball:
+#                           UPSTREAM_TARBALL (6.12), UPSTREAM_TARBALL_<base,
+#                           dots as _> (7.2: UPSTREAM_TARBALL_7_2)
 #   pkg_modver BASE         its module version "<upstream>+fb<N>" (the pin)
 #   pkg_clean_tree DIR      the tracked files, as they are in the working tree,
 #                           copied to DIR: nothing generated, nothing untracked
 #   pkg_upstream DIR [BASE] print the path of the base's pinned kernel tarball
-#                           (default base 6.12): UPSTREAM_TARBALL (6.12) or
-#                           UPSTREAM_TARBALL_<base, dots as _> (7.3:
-#                           UPSTREAM_TARBALL_7_3) if set, else the one in the
-#                           pinned linux-source .deb (apt, cached like
-#                           import.sh's), extracted into DIR
+#                           (default base 6.12): its pkg_tarball_var if set,
+#                           else the one in the pinned linux-source .deb
+#                           (apt, cached like import.sh's), extracted into DIR
 
 top=${top:?pkg-common.sh needs top set}
 
@@ -47,6 +48,10 @@ pkg_comp() {
 	if [ "$1" = "$pkg_default_base" ]; then echo linux; else echo "linux$(echo "$1" | tr -d .)"; fi
 }
 
+pkg_tarball_var() {
+	if [ "$1" = "$pkg_default_base" ]; then echo UPSTREAM_TARBALL; else echo "UPSTREAM_TARBALL_$(echo "$1" | tr . _)"; fi
+}
+
 pkg_modver() {
 	echo "$(sed -n 's/^UPSTREAM_VERSION=//p' "$top/backports/$1/pin")+fb$(sed -n 's/^FB_RELEASE=//p' "$top/backports/$1/pin")"
 }
@@ -66,8 +71,7 @@ pkg_clean_tree() {
 
 pkg_upstream() {
 	pkg_b=${2:-$pkg_default_base}
-	pkg_var=UPSTREAM_TARBALL
-	[ "$pkg_b" = "$pkg_default_base" ] || pkg_var=UPSTREAM_TARBALL_$(echo "$pkg_b" | tr . _)
+	pkg_var=$(pkg_tarball_var "$pkg_b")
 	pkg_given=$(eval "echo \"\${$pkg_var:-}\"")
 	if [ -n "$pkg_given" ]; then
 		[ -f "$pkg_given" ] || pkg_die "$pkg_var '$pkg_given' does not exist"

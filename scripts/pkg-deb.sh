@@ -8,7 +8,8 @@
 # environment: UPSTREAM_TARBALL  base 6.12's pinned kernel tarball, or a
 #                                kernel.org one at the pinned version
 #                                (default: taken from its .deb, fetched by apt)
-#              UPSTREAM_TARBALL_7_3  the same for base 7.3
+#              UPSTREAM_TARBALL_<base, dots as _>  the same for each other
+#                                base (UPSTREAM_TARBALL_7_2, UPSTREAM_TARBALL_7_3)
 #              OUT               output directory (default build/pkg)
 #              LINTIAN=0         do not run lintian
 set -eu
@@ -40,12 +41,13 @@ pkg_clean_tree "$src"
 	-cJf "fuse-backport_$ver.orig.tar.xz" "fuse-backport-$ver")
 
 # The kernel files the build imports, one component tarball per base
-# (pkg_comp: orig-linux for 6.12, orig-linux73 for 7.3, unpacked by
-# dpkg-source into linux/ and linux73/): taken from the base's pinned
-# tarball (UPSTREAM_TARBALL, UPSTREAM_TARBALL_7_3, else the one in the
-# pinned linux-source .deb), only what import.sh reads. One tarball per
-# base, not one with both trees: each is one pinned upstream release, checked
-# by import.sh against its own pin, and a base comes or goes with its own.
+# (pkg_comp: orig-linux for 6.12, orig-linux72 for 7.2, orig-linux73 for
+# 7.3, unpacked by dpkg-source into linux/, linux72/ and linux73/): taken
+# from the base's pinned tarball (UPSTREAM_TARBALL, UPSTREAM_TARBALL_7_2,
+# UPSTREAM_TARBALL_7_3, else the one in the pinned linux-source .deb), only
+# what import.sh reads. One tarball per base, not one with every tree: each
+# is one pinned upstream release, checked by import.sh against its own pin,
+# and a base comes or goes with its own.
 mtime="@$(dpkg-parsechangelog -l "$src/debian/changelog" -S Timestamp)"
 for b in $(pkg_bases); do
 	comp=$(pkg_comp "$b")
@@ -64,7 +66,10 @@ for b in $(pkg_bases); do
 	echo "deb: base $b: Linux $uv kernel files from $tarball as orig-$comp"
 done
 rm -rf "$work/linux-x" "$work/upstream"
-unset UPSTREAM_TARBALL UPSTREAM_TARBALL_7_3
+# debian/rules would take these over the component tarballs just made.
+for b in $(pkg_bases); do
+	unset "$(pkg_tarball_var "$b")"
+done
 
 echo "deb: building fuse-backport $debver"
 (cd "$src" && dpkg-buildpackage -us -uc) > "$work/build.log" 2>&1 || {
