@@ -1,14 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Build the noarch RPM fuse-backport-dkms from a clean tree (the tracked
-# files; the import runs in %build, on the pinned kernel tarball given as
-# Source1) and the arch-dependent fuse-backport-tools from the same tarball,
-# then rpmlint them. Output in build/pkg/.
+# files; the import runs in %build, on each base's pinned kernel tarball,
+# given as Source1 and on) and the arch-dependent fuse-backport-tools from the
+# same tarball, then rpmlint them. Output in build/pkg/.
 #
 # usage: scripts/pkg-rpm.sh
 # environment: UPSTREAM_TARBALL  base 6.12's pinned kernel tarball (default:
 #                                from Debian's linux-source-6.12 .deb, by apt)
-#              UPSTREAM_TARBALL_7_3  base 7.3's (default: linux-source-7.3's)
+#              UPSTREAM_TARBALL_<base, dots as _>  each other base's
+#                                (UPSTREAM_TARBALL_7_2: default
+#                                linux-source-7.2's; UPSTREAM_TARBALL_7_3)
 #              OUT               output directory (default build/pkg)
 #              RPMLINT=0         do not run rpmlint
 set -eu
@@ -33,19 +35,30 @@ pkg_clean_tree "$work/tree/fuse-backport-$ver"
 tar -C "$work/tree" --sort=name --owner=0 --group=0 \
 	-cJf "$work/SOURCES/fuse-backport-$ver.tar.xz" "fuse-backport-$ver"
 rm -rf "$work/tree"
-# One kernel tarball per base: Source1 (6.12), Source2 (7.3).
-tarball=$(pkg_upstream "$work/upstream" 6.12)
-tarball73=$(pkg_upstream "$work/upstream" 7.3)
-[ "$(basename "$tarball")" != "$(basename "$tarball73")" ] ||
-	pkg_die "the tarballs of base 6.12 and 7.3 have one name: $(basename "$tarball")"
-ln -s "$tarball" "$work/SOURCES/$(basename "$tarball")"
-ln -s "$tarball73" "$work/SOURCES/$(basename "$tarball73")"
+# One kernel tarball per base, each a Source of the spec (Source1: 6.12,
+# Source2: 7.3, Source3: 7.2), named to rpmbuild by the define
+# upstream_tarball (6.12) or upstream_tarball_<base without dots>
+# (upstream_tarball_72); the spec's %build fails for a pin it has no Source
+# for, this for a base the spec has no define for. The defines go to
+# rpmbuild as "$@".
+set --
+names=""
+for b in $(pkg_bases); do
+	def=upstream_tarball
+	[ "$b" = "$pkg_default_base" ] || def=upstream_tarball_$(echo "$b" | tr -d .)
+	grep -q "%{$def}" "$spec" || pkg_die "rpm/fuse-backport-dkms.spec has no Source %{$def} for base $b"
+	tb=$(pkg_upstream "$work/upstream" "$b")
+	n=$(basename "$tb")
+	case " $names " in *" $n "*) pkg_die "two bases' kernel tarballs have one name: $n (base $b)" ;; esac
+	names="$names $n"
+	ln -s "$tb" "$work/SOURCES/$n"
+	set -- "$@" --define "$def $n"
+	echo "rpm: base $b: kernel tarball $tb"
+done
 
-echo "rpm: building fuse-backport-dkms $ver (kernel tarballs $tarball, $tarball73)"
+echo "rpm: building fuse-backport-dkms $ver"
 # --nodeps: the build requirements are Debian packages here, not in an rpmdb.
-rpmbuild -bb --nodeps --define "_topdir $work" \
-	--define "upstream_tarball $(basename "$tarball")" \
-	--define "upstream_tarball_73 $(basename "$tarball73")" "$spec" > "$work/build.log" 2>&1 || {
+rpmbuild -bb --nodeps --define "_topdir $work" "$@" "$spec" > "$work/build.log" 2>&1 || {
 	tail -n 30 "$work/build.log" >&2
 	pkg_die "rpmbuild failed (log: $work/build.log)"
 }
