@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Lifecycle of fuse-backport-dkms on this Debian host: build it from a clean
-# tree (lintian clean, both bases' kernel files in the source package, both
-# generated trees in the .deb), and the previous package from the commit
-# before today's PACKAGE_VERSION (pt_prev_commit: 6.12.117+fb2-1); apt
+# tree (lintian clean, every base's kernel files in the source package,
+# every base's generated tree in the .deb: pkg_bases, 6.12, 7.2 and 7.3),
+# and the previous package from the commit before today's PACKAGE_VERSION
+# (pt_prev_commit: 2026.12.0-1); apt
 # install of the previous one (DKMS builds for every installed kernel with
 # headers, a kernel that cannot have the module gets one line, apt
 # succeeds), then apt upgrade to today's product version: DKMS rebuilds, the
@@ -124,11 +125,10 @@ mods_nohdr=$(kernelver=6.1.0-fbgone-amd64 kernel_source_dir=/nonexistent bash -c
 [ "$mods_nohdr" = "fuse cuse virtiofs fusebp" ]
 tap_check $? "dkms.conf without the headers lists every module of ours ($mods_nohdr)"
 
-for b in 6.12 7.3; do
+for b in $(pkg_bases); do
 	# shellcheck source=backports/6.12/pin
 	. "$top/backports/$b/pin"
-	c=linux
-	[ $b = 6.12 ] || c=linux$(echo $b | tr -d .)
+	c=$(pkg_comp "$b")
 	orig_linux=$pt_tmp/out1/${name}_$ver.orig-$c.tar.xz
 	! grep -q "$DEBIAN_PACKAGE" debian/control && [ -f "$orig_linux" ] &&
 		grep -q "${name}_$ver.orig-$c.tar.xz" "$pt_tmp"/out1/*.dsc &&
@@ -142,7 +142,8 @@ pt_tree_missing "$pt_tmp/files1" "$src"
 tap_check $? "the .deb carries the generated DKMS tree under $src/${pt_missing:+ (missing:$pt_missing)}"
 pt_tree_clean "$pt_tmp/files1" "$src"
 tap_check $? "the .deb carries nothing built or foreign (build/, tests/, *.o, *.ko)"
-for t in upstream upstream-7.3; do
+for b in $(pkg_bases); do
+	t=$(pkg_tree "$b")
 	dpkg-deb --fsys-tarfile "$deb1" | tar -xO ".$src/src/$t/.fb-import" > "$pt_tmp/fb-import" 2> /dev/null
 	grep -qx 'series=all' "$pt_tmp/fb-import" && [ "$(grep -c '^patch=' "$pt_tmp/fb-import")" -gt 1 ]
 	tap_check $? "src/$t (base $(sed -n 's/^base=//p' "$pt_tmp/fb-import"), $(sed -n 's/^upstream_version=//p' "$pt_tmp/fb-import")) is patched at package build time ($(grep -c '^patch=' "$pt_tmp/fb-import") patches, $(sed -n 's/^origin=//p' "$pt_tmp/fb-import" | sed 's|.*/||'))"
@@ -263,11 +264,21 @@ if [ "${FB_PKG_RED:-0}" = 1 ]; then
 	exit
 fi
 tv=$(fuse-backport --version 2>&1)
-[ -n "$tools1" ] && echo "$tv" | grep -q "^fuse-backport $ver (modules 6.12.117+fb2 7.3.4+fb2," && [ -x /usr/sbin/mount.fusebp ]
-tap_check $? "fuse-backport-tools: fuse-backport --version says $ver and both bases' module versions ($tv), mount.fusebp is there"
-dpkg -L $pkg 2> /dev/null | grep -qx "$src/src/upstream/fs/fuse/file.c" &&
-	dpkg -L $pkg 2> /dev/null | grep -qx "$src/src/upstream-7.3/fs/fuse/file.c"
-tap_check $? "dpkg -L lists both bases' trees under $src (src/upstream, src/upstream-7.3)"
+# Every base's module version, in the order of the tools' build (the
+# sorted pins, tools/Makefile).
+modvers=$(for p in "$top"/backports/*/pin; do p=${p%/pin}; pkg_modver "${p##*/}"; done | tr '\n' ' ')
+modvers=${modvers% }
+tv_ok=1
+case $tv in "fuse-backport $ver (modules $modvers,"*) tv_ok=0 ;; esac
+[ -n "$tools1" ] && [ $tv_ok = 0 ] && [ -x /usr/sbin/mount.fusebp ]
+tap_check $? "fuse-backport-tools: fuse-backport --version says $ver and every base's module version ($modvers: $tv), mount.fusebp is there"
+dpkg -L $pkg > "$pt_tmp/dpkg-L" 2> /dev/null
+trees_missing=""
+for t in $(pt_trees); do
+	grep -qx "$src/$t/fs/fuse/file.c" "$pt_tmp/dpkg-L" || trees_missing="$trees_missing $t"
+done
+[ -s "$pt_tmp/dpkg-L" ] && [ -z "$trees_missing" ]
+tap_check $? "dpkg -L lists every base's tree under $src ($(pt_trees | tr '\n' ' ' | sed 's/ $//'))${trees_missing:+ (missing:$trees_missing)}"
 for k in $kernels; do
 	check_kernel "$k" "$pt_tmp/install1.log" "$ver"
 done

@@ -2,7 +2,10 @@
 # shellcheck shell=sh
 # fuse-backport: what the package lifecycle tests share. Sourced first thing,
 # with $top (the checkout) and $tap_suite set: it sets -u, goes to $top,
-# sources tests/lib/tap.sh and sets $name (the DKMS module name).
+# sources tests/lib/tap.sh and scripts/pkg-common.sh (pkg_bases, pkg_tree,
+# pkg_comp, pkg_modver: every base as the package builds see them; call
+# them in $(...), they set variables of their own) and sets $name (the DKMS
+# module name).
 #
 #   pt_init NAME        root and tools check (else everything is a skip),
 #                       the host lock, a scratch directory $pt_tmp, cleanup
@@ -24,9 +27,11 @@
 #   pt_dkms_remove_all  every version of ours out of DKMS ($pt_dkms: how dkms
 #                       is run, default "dkms"; e.g. "chroot ROOT dkms");
 #                       /usr/src trees stay (the caller knows whose they are)
-#   pt_tree_missing LIST SRC   the generated DKMS tree, both bases' (src/upstream,
+#   pt_tree_missing LIST SRC   the generated DKMS tree, every base's
+#                       (pkg_bases: src/upstream, src/upstream-7.2,
 #                       src/upstream-7.3), is in LIST (a path a line) under
 #                       SRC; what is not goes to $pt_missing
+#   pt_trees            every base's generated tree, "src/<tree>" a line
 #   pt_tree_clean LIST SRC     nothing built or foreign under SRC in LIST
 #   pt_fake_headers_deb KVER DIR [ROOT [GLOB]]   build DIR/linux-headers-KVER.deb:
 #                       the headers of an installed Debian kernel (of ROOT,
@@ -47,6 +52,8 @@ set -u
 cd "$top" || exit 1
 # shellcheck source=tests/lib/tap.sh
 . "$top/tests/lib/tap.sh"
+# shellcheck source=scripts/pkg-common.sh
+. "$top/scripts/pkg-common.sh"
 name=fuse-backport
 
 pt_init() {
@@ -146,12 +153,21 @@ pt_dkms_remove_all() {
 	done
 }
 
+pt_trees() {
+	for pt_b in $(pkg_bases); do
+		echo "src/$(pkg_tree "$pt_b")"
+	done
+}
+
 pt_tree_missing() {
 	pt_missing=""
-	for f in dkms.conf LICENSE scripts/build.sh scripts/flavor.sh backports/6.12/pin backports/7.3/pin src/Kbuild \
-		src/upstream/.fb-import src/upstream/fs/fuse/file.c src/upstream/fs/fuse/passthrough.c \
-		src/upstream/include/uapi/linux/fuse.h src/upstream-7.3/.fb-import src/upstream-7.3/fs/fuse/file.c \
-		src/upstream-7.3/include/uapi/linux/fuse.h; do
+	pt_want="dkms.conf LICENSE scripts/build.sh scripts/flavor.sh src/Kbuild"
+	for pt_b in $(pkg_bases); do
+		pt_t=src/$(pkg_tree "$pt_b")
+		pt_want="$pt_want backports/$pt_b/pin $pt_t/.fb-import $pt_t/fs/fuse/file.c"
+		pt_want="$pt_want $pt_t/fs/fuse/passthrough.c $pt_t/include/uapi/linux/fuse.h"
+	done
+	for f in $pt_want; do
 		grep -qx "$2/$f" "$1" || pt_missing="$pt_missing $f"
 	done
 	[ -z "$pt_missing" ]

@@ -95,8 +95,12 @@ rc=$?
 tap_check $rc "rpm -i (throw-away rpmdb, real scriptlets) exits 0"
 [ $rc = 0 ] || pt_log "$pt_tmp/install.log"
 sed 's/^/# /' "$pt_tmp/install.log" | grep -v readelf
-[ -f "$src/dkms.conf" ] && [ -f "$src/src/upstream/.fb-import" ] && [ -f "$src/src/upstream-7.3/.fb-import" ]
-tap_check $? "the tree is in $src, both bases' (src/upstream, src/upstream-7.3)"
+trees_missing=""
+for t in $(pt_trees); do
+	[ -f "$src/$t/.fb-import" ] || trees_missing="$trees_missing $t"
+done
+[ -f "$src/dkms.conf" ] && [ -z "$trees_missing" ]
+tap_check $? "the tree is in $src, every base's ($(pt_trees | tr '\n' ' ' | sed 's/ $//'))${trees_missing:+ (missing:$trees_missing)}"
 if [ -n "$newest" ]; then
 	fl=$(bash scripts/flavor.sh "$newest" "/lib/modules/$newest/build" 2> /dev/null)
 	if [ -n "$fl" ]; then

@@ -4,13 +4,15 @@
 # FB_CACHE/trixie-root for the next run; made from a copy of the build
 # matrix's trixie root FB_CACHE/roots/trixie when there is one, else by
 # debootstrap): apt install builds and signs fusebp.ko for the kernel
-# headers of FB_TRIXIE_KERNELS (default 6.12.117+deb13-amd64, base 6.12, and
-# 7.3.4+deb13-amd64 of trixie-backports, base 7.3; FUSE built in: renamed
-# flavor), each module of its base's version, from the package's two
-# generated trees; the root keeps no other kernel's headers (purged, so that
-# DKMS builds two kernels, not every one the seed root has); the module
-# loads in a VM booting trixie's kernel image; make kmod-deb for 7.3.4, run
-# in the root, builds from base 7.3; a kernel whose headers make a required probe fail
+# headers of FB_TRIXIE_KERNELS (default 6.12.117+deb13-amd64, base 6.12,
+# and trixie-backports' 7.2.12+deb13-amd64, base 7.2, and 7.3.4+deb13-amd64,
+# base 7.3; FUSE built in: renamed flavor), each module of its base's
+# version, from the package's generated trees (one per base); the root keeps
+# no other kernel's headers (purged, so that DKMS builds those kernels, not
+# every one the seed root has); the module loads in a VM booting trixie's
+# kernel image; make kmod-deb, run in the root for each of those kernels
+# whose series has a base of its own (7.2.12: base 7.2, 7.3.4: base 7.3),
+# builds from that base; a kernel whose headers make a required probe fail
 # (a fake headers .deb of trixie's kernel, <linux/miscdevice.h> hidden)
 # installed with apt while ours is installed: apt exits 0, one line says
 # why, nothing built; apt purge leaves nothing.
@@ -26,7 +28,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 
 pkg=fuse-backport-dkms
 root=${FB_CACHE:-/var/cache/fuse-backport}/trixie-root
-want_kernels=${FB_TRIXIE_KERNELS:-6.12.117+deb13-amd64 7.3.4+deb13-amd64}
+want_kernels=${FB_TRIXIE_KERNELS:-6.12.117+deb13-amd64 7.2.12+deb13-amd64 7.3.4+deb13-amd64}
 
 pt_cleanup() {
 	for m in dev/pts dev proc sys; do
@@ -121,7 +123,8 @@ tap_check $rc "apt install $(basename "$deb") with dkms $dkmsver exits 0"
 grep "^$pkg:" "$pt_tmp/install.log" | sed 's/^/# /'
 [ $rc = 0 ] || pt_log "$pt_tmp/install.log" 15
 # A kernel outside every base gets one line, and nothing; every other one
-# the module of its base (6.12 for 6.12.x, 7.3 for 7.x), renamed flavor.
+# the module of its base (6.12 for 6.12.x, 7.2 for 7.2.x, 7.3 for 7.3.x),
+# renamed flavor.
 built=""
 for k in $kernels; do
 	m=$(find "$root/lib/modules/$k/updates" -name 'fusebp.ko*' 2> /dev/null | head -n 1)
@@ -165,21 +168,33 @@ for k in $built; do
 	tap_check $? "$k: in a VM booting trixie's kernel, the module loads, /sys/module/fusebp/version $mv"
 	echo "$out" | grep -qx "$mv" || echo "$out" | tail -n 5 | sed 's/^/#   /'
 done
-# --- the prebuilt-module .deb of a 7.x kernel, made in the root -------------------
-# make kmod-deb for the newest wanted kernel (7.3.4: base 7.3), run in the
-# root on a copy of the checkout's tracked files and generated trees
-# (make import-all), signed with the root's DKMS MOK: it must pick base 7.3.
-kk=$(for k in $want_kernels; do echo "$k"; done | sort -V | tail -n 1)
-kmv=$(pt_modver "$kk" "$root/lib/modules/$kk/build")
-if [ ! -f src/upstream/.fb-import ] || [ ! -f src/upstream-7.3/.fb-import ]; then
-	tap_skip "make kmod-deb KVER=$kk in the root" "no generated trees here (make import-all)"
-elif [ ! -e "$root/lib/modules/$kk/build/include" ] || [ ! -f "$root/var/lib/dkms/mok.key" ]; then
-	tap_skip "make kmod-deb KVER=$kk in the root" "no headers of $kk or no DKMS MOK in the root"
-else
-	rm -rf "$root/tmp/fb-src" "$root/tmp/fb-kmod"
+# --- the prebuilt-module .deb of each 7.x kernel, made in the root -------------
+# make kmod-deb for each wanted kernel whose series has a base of its own
+# (backports/<series>/pin: 7.2.12 base 7.2, 7.3.4 base 7.3; the 6.x ones
+# are base 6.12's), run in the root on a copy of the checkout's tracked
+# files and generated trees (make import-all), signed with the root's DKMS
+# MOK: it must pick the base of the kernel's series.
+trees_missing=""
+for t in $(pt_trees); do
+	[ -f "$t/.fb-import" ] || trees_missing="$trees_missing $t"
+done
+for kk in $want_kernels; do
+	kb_want=$(echo "$kk" | cut -d. -f1,2)
+	[ "$kb_want" != "$pkg_default_base" ] || continue
+	[ -f "backports/$kb_want/pin" ] || continue
+	kmv=$(pt_modver "$kk" "$root/lib/modules/$kk/build")
+	if [ -n "$trees_missing" ]; then
+		tap_skip "make kmod-deb KVER=$kk in the root" "no generated trees$trees_missing here (make import-all)"
+		continue
+	elif [ ! -e "$root/lib/modules/$kk/build/include" ] || [ ! -f "$root/var/lib/dkms/mok.key" ]; then
+		tap_skip "make kmod-deb KVER=$kk in the root" "no headers of $kk or no DKMS MOK in the root"
+		continue
+	fi
+	rm -rf "$root/tmp/fb-src" "$root/tmp/fb-kmod" "$pt_tmp/kx"
 	mkdir -p "$root/tmp/fb-src"
 	git ls-files | while IFS= read -r f; do [ -e "$f" ] && printf '%s\n' "$f"; done > "$pt_tmp/list"
-	tar -cf - -T "$pt_tmp/list" src/upstream src/upstream-7.3 | tar -C "$root/tmp/fb-src" -xf -
+	# shellcheck disable=SC2046 # one word a tree
+	tar -cf - -T "$pt_tmp/list" $(pt_trees) | tar -C "$root/tmp/fb-src" -xf -
 	in_root env SOURCE_DATE_EPOCH="$(dpkg-parsechangelog -S Timestamp)" OUT=/tmp/fb-kmod \
 		sh /tmp/fb-src/scripts/kmod-deb.sh "$kk" > "$pt_tmp/kmod.log" 2>&1
 	rc=$?
@@ -189,12 +204,12 @@ else
 	ko=$(find "$pt_tmp/kx" -name 'fusebp.ko*' | head -n 1)
 	kv=$(modinfo -F version "$ko" 2> /dev/null)
 	kb=$(modinfo -F fb_base "$ko" 2> /dev/null)
-	[ $rc = 0 ] && [ -n "$kmv" ] && [ "$kv" = "$kmv" ] && [ "$kb" = 7.3 ] &&
-		dpkg-deb -f "$kdeb" Description | grep -q "base 7.3, module version $kmv"
-	tap_check $? "make kmod-deb KVER=$kk in the root: $(basename "$kdeb"), fusebp ${kv:-missing} (want $kmv), fb_base ${kb:-none}"
+	[ $rc = 0 ] && [ -n "$kmv" ] && [ "$kv" = "$kmv" ] && [ "$kb" = "$kb_want" ] &&
+		dpkg-deb -f "$kdeb" Description | grep -q "base $kb_want, module version $kmv"
+	tap_check $? "make kmod-deb KVER=$kk in the root: $(basename "$kdeb"), fusebp ${kv:-missing} (want $kmv), fb_base ${kb:-none} (want $kb_want)"
 	[ $rc = 0 ] || pt_log "$pt_tmp/kmod.log"
-	rm -rf "$root/tmp/fb-src" "$root/tmp/fb-kmod"
-fi
+	rm -rf "$root/tmp/fb-src" "$root/tmp/fb-kmod" "$pt_tmp/kx"
+done
 
 # --- a kernel the build refuses: its headers package installs, apt exits 0 ---
 # Fake headers of trixie's kernel whose <linux/miscdevice.h> is hidden, so
