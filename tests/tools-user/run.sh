@@ -314,7 +314,8 @@ fi
 # Every base: beside the running kernel (our module of this release), a 7.2
 # and a 7.3 kernel with their bases' modules (this release's: no note), a
 # 6.1 kernel with a module of another release (a note naming this release's
-# 6.12 module), and the newest, 7.4, outside every base (the warning and
+# 6.12 module), a 7.1 kernel, which no base serves, with a module of ours
+# left (a note that this release does not build it), and the newest, 7.4, outside every base (the warning and
 # its reason, which lists what the pins serve).
 # fake_ko VERSION FILE: an object with our .modinfo of VERSION
 fake_ko() {
@@ -330,17 +331,18 @@ served=$(for p in "$top"/backports/*/pin; do
 	(. "$p" && echo "$KERNEL_MIN to $KERNEL_MAX")
 done | sort -V | paste -sd, - | sed 's/,/, /g')
 layout updates/dkms
-for k in 7.2.12+deb13-amd64 7.3.4+deb13-amd64 6.1.0-57-amd64 7.4.0-1-amd64; do
+for k in 7.1.0-1-amd64 7.2.12+deb13-amd64 7.3.4+deb13-amd64 6.1.0-57-amd64 7.4.0-1-amd64; do
 	mkdir -p "/lib/modules/$k/kernel"
 	: > "/lib/modules/$k/modules.order"
 done
-for k in 7.2.12+deb13-amd64 7.3.4+deb13-amd64 6.1.0-57-amd64; do
+for k in 7.1.0-1-amd64 7.2.12+deb13-amd64 7.3.4+deb13-amd64 6.1.0-57-amd64; do
 	mkdir -p "/lib/modules/$k/updates/dkms"
 	echo "updates/dkms/fusebp.ko:" > "/lib/modules/$k/modules.dep"
 done
 if ! fake_ko "$ver72" /lib/modules/7.2.12+deb13-amd64/updates/dkms/fusebp.ko ||
 	! fake_ko "$ver73" /lib/modules/7.3.4+deb13-amd64/updates/dkms/fusebp.ko ||
-	! fake_ko 6.12.117+fb1 /lib/modules/6.1.0-57-amd64/updates/dkms/fusebp.ko; then
+	! fake_ko 6.12.117+fb1 /lib/modules/6.1.0-57-amd64/updates/dkms/fusebp.ko ||
+	! fake_ko 7.1.1+fb1 /lib/modules/7.1.0-1-amd64/updates/dkms/fusebp.ko; then
 	notok "cannot build the fake modules"
 fi
 "$tool" status --no-probe > "$work/st.txt" 2> /dev/null
@@ -353,6 +355,8 @@ for b in 7.2 7.3; do
 done
 grep -q "note: kernel 6.1.0-57-amd64 has our 6.12.117+fb1, this release's for it is $ver" "$work/st.txt"
 check $? "status: a 6.1 kernel with another release's module: $(grep -m1 'kernel 6.1.0-57-amd64 has our' "$work/st.txt")"
+grep -q "note: kernel 7.1.0-1-amd64 has our 7.1.1+fb1, which this release does not build: 7.1.0-1-amd64 is outside every base (it serves $served)" "$work/st.txt"
+check $? "status: a 7.1 kernel (outside every base) with a module of ours left: $(grep -m1 'kernel 7.1.0-1-amd64 has our' "$work/st.txt")"
 why=$(jq -r '.kernels[] | select(.kernel == "7.4.0-1-amd64") | .why_none' "$work/st.json" 2> /dev/null)
 [ "$why" = "outside every base this release has (it serves $served)" ] &&
 	grep -q "WARNING: the newest installed kernel 7.4.0-1-amd64 has no module of ours (outside every base" "$work/st.txt"
