@@ -40,8 +40,14 @@ patch_list() {
 		[ -f "$bp/$s" ] || continue
 		dir=$bp/$(dirname "$s")/patches
 		[ "$s" = series ] && dir=$bp/patches
+		# A name with a slash is another base's patch, from backports/
+		# (a base that takes a newer base's series as it is).
 		sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$bp/$s" | while read -r p; do
-			if [ -n "$p" ]; then echo "$dir/$p"; fi
+			case $p in
+			"") ;;
+			*/*) echo "$top/backports/$p" ;;
+			*) echo "$dir/$p" ;;
+			esac
 		done
 	done
 }

@@ -160,6 +160,28 @@ rm -rf "$work/repo/src/upstream"
 expect_fail "series naming a missing patch" 'missing patch' sh -c \
 	"echo 9998-absent.patch >> '$work/repo/backports/6.12/series'; OUT='$work/repo/src/upstream' sh '$work/repo/scripts/import.sh'"
 
+# 5b. A series entry with a slash takes another base's patch (base 7.2 takes
+# base 7.3's series): the same tree as with the patch in place, the import
+# record naming where it came from; a missing one is refused by name.
+scratch
+import > /dev/null 2>&1
+want=$(cd "$work/repo/src/upstream" && find fs -type f | LC_ALL=C sort | xargs sha256sum | sha256sum)
+rm -rf "$work/repo/src/upstream"
+p3=0003-fuse-check-for-privileges-to-remove-once-per-inode-n.patch
+mkdir -p "$work/repo/backports/9.9/patches"
+mv "$work/repo/backports/6.12/patches/$p3" "$work/repo/backports/9.9/patches/"
+sed -i "s|^$p3\$|9.9/patches/$p3|" "$work/repo/backports/6.12/series"
+if import > "$work/out" 2> "$work/err" &&
+	[ "$(cd "$work/repo/src/upstream" && find fs -type f | LC_ALL=C sort | xargs sha256sum | sha256sum)" = "$want" ] &&
+	grep -qx "patch=backports/9.9/patches/$p3" "$work/repo/src/upstream/.fb-import"; then
+	ok "series entry 9.9/patches/$p3 (another base's patch): the same tree, recorded as backports/9.9/patches/$p3"
+else
+	notok "series entry 9.9/patches/$p3 (another base's patch): not the same tree or not recorded"
+fi
+rm -rf "$work/repo/src/upstream"
+expect_fail "series naming another base's missing patch" "missing patch: backports/9.8/patches/$p3" sh -c \
+	"sed -i 's|^9.9/|9.8/|' '$work/repo/backports/6.12/series'; OUT='$work/repo/src/upstream' sh '$work/repo/scripts/import.sh'"
+
 # 6. Unknown base.
 scratch
 expect_fail "unknown base" "unknown base" env OUT="$work/repo/src/upstream" sh "$work/repo/scripts/import.sh" 9.99
