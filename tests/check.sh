@@ -186,9 +186,9 @@ vm_run() {
 		sh tests/run-vm.sh "$1"
 	elif [ "$(bash scripts/flavor.sh --base "$1" /nonexistent 2> /dev/null | cut -d' ' -f1)" = 6.12 ]; then
 		env FB_VM_TARGETS=ours FB_INTEGRITY_MODES="pt-parallel parallel cached" FB_AIO_MODES="parallel cached" \
-			FB_FAULTS_CYCLES=20 FB_FAULTS_MODCYCLES=10 sh tests/run-vm.sh "$1"
+			FB_FAULTS_CYCLES=10 FB_FAULTS_MODCYCLES=5 sh tests/run-vm.sh "$1"
 		vm_rc=$?
-		echo "NOTE: vm-$1: ours only; integrity modes pt-parallel, parallel, cached; aio parallel, cached; 20 mount and 10 module cycles; FB_CHECK_FULL=1 runs stock and the unpatched base too, every mode and 50/20 cycles"
+		echo "NOTE: vm-$1: ours only; integrity modes pt-parallel, parallel, cached; aio parallel, cached; 10 mount and 5 module cycles; FB_CHECK_FULL=1 runs stock and the unpatched base too, every mode and 50/20 cycles"
 		return $vm_rc
 	else
 		# shellcheck disable=SC2086 # a list of suites
