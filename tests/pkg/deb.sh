@@ -230,10 +230,26 @@ tap_check $rc "apt install $(basename "$deb0") $(basename "${tools0:-(no tools .
 src0=/usr/src/$name-$prev
 [ "$(pt_deb_state $pkg)" = installed ] && [ "$(dpkg-query -W -f '${Version}' $pkg)" = "$debver0" ] && [ -d "$src0" ]
 tap_check $? "dpkg: $pkg $debver0 is installed and configured, $src0 there"
+# The previous package's module version for a kernel: its base's, by the
+# previous tree's own pins (2026.12.0 on); a package from before the product
+# version (no flavor.sh --base, or no pin it names) had its one module
+# version as its version.
+prev_modver() {
+	pb=$(bash "$pt_tmp/prev/src/scripts/flavor.sh" --base "$1" "/lib/modules/$1/build" 2> /dev/null) || {
+		echo "$prev"
+		return
+	}
+	pp=$pt_tmp/prev/src/backports/${pb%% *}/pin
+	[ -f "$pp" ] || {
+		echo "$prev"
+		return
+	}
+	echo "$(sed -n 's/^UPSTREAM_VERSION=//p' "$pp")+fb$(sed -n 's/^FB_RELEASE=//p' "$pp")"
+}
 for k in $kernels; do
 	[ -z "$red_noauto" ] || break
-	case $k in 6.*) ;; *) continue ;; esac # its package had base 6.12 only
-	check_kernel "$k" "$pt_tmp/install0.log" "$prev" "$prev"
+	case $k in 6.*) ;; *) continue ;; esac # served by every previous package
+	check_kernel "$k" "$pt_tmp/install0.log" "$prev" "$(prev_modver "$k")"
 done
 
 # --- upgrade to today's product version, with a kernel without headers and one
