@@ -32,7 +32,7 @@ struct fb_base {
 
 /* The base serving kernel release KVER by its series, or NULL. */
 const struct fb_base *base_for(const char *kver);
-/* "6.1 to 6.12, 7.3 to 7.3": what the bases serve. */
+/* "6.1 to 6.12, 7.2 to 7.2, 7.3 to 7.3": what the bases serve. */
 char *served_series(void);
 
 /* Symbols that tell what code serves a file system type. */
