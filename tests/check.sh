@@ -11,8 +11,7 @@
 # every kernel, the data suites on stock too, every header set, the Debian
 # 13 package and repository tests, the lockdep/KASAN kernel of
 # `make check-debug`), FB_CHECK_SECTIONS (shell patterns of the sections to
-# run, e.g. "vm-*"; default every one), FB_VM_LANES (2: the VM sections in
-# two lanes; default 1, one after another: below)
+# run, e.g. "vm-*"; default every one)
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -55,35 +54,6 @@ section() {
 		"$@"
 		echo $? > "$logs/$name.rc"
 	} 2>&1 | tee "$logs/$name.log"
-	take "$name" "$start" "$(date +%s)"
-}
-
-# background NAME CMD...: run it in the background, its output to its log
-# (shown by take_background NAME OTHER when it is taken: it ran beside
-# OTHER), its start and end times and exit status beside it.
-background() {
-	name=$1
-	shift
-	rm -f "$logs/$name.rc" "$logs/$name.time"
-	{
-		b_start=$(date +%s)
-		"$@" > "$logs/$name.log" 2>&1
-		echo $? > "$logs/$name.rc"
-		echo "$b_start $(date +%s)" > "$logs/$name.time"
-	}
-}
-take_background() {
-	echo
-	echo "=== $1 (ran beside $2)"
-	cat "$logs/$1.log"
-	read -r b_start b_end < "$logs/$1.time" 2> /dev/null || b_start=0 b_end=0
-	take "$1" "$b_start" "$b_end"
-}
-
-# take NAME START END: take a section's closing count line and its exit
-# status into the totals and the summary.
-take() {
-	name=$1
 	line=$(grep -E '^[A-Za-z0-9_.+-]*: [0-9]+ passed, [0-9]+ failed' "$logs/$name.log" | tail -n 1)
 	p=$(echo "$line" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')
 	f=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
@@ -98,7 +68,7 @@ take() {
 	fi
 	total_p=$((total_p + p)) total_f=$((total_f + f)) total_s=$((total_s + ${s:-0}))
 	summary="$summary
-$(printf '%-28s %4s passed %4s failed %4s skipped %5s s' "$name" "$p" "$f" "${s:-0}" "$(($3 - $2))")"
+$(printf '%-28s %4s passed %4s failed %4s skipped %5s s' "$name" "$p" "$f" "${s:-0}" "$(($(date +%s) - start))")"
 }
 
 lint() {
@@ -187,72 +157,38 @@ vm_core="smoke parallel security status splice"
 # libfuse (the tool and the mount helper are the same code, checked on the
 # first kernel).
 vm_61="smoke integrity aio faults badinput parallel security dropin splice"
-# vm_run KVER FIRST: the VM section of one kernel (FIRST=1: every suite).
+# vm_run KVER FIRST: the VM section of one kernel (FIRST=1: every suite),
+# and a NOTE line on what the default tier leaves out.
 vm_run() {
+	k=$1
 	if [ "$full" = 1 ]; then
-		sh tests/run-vm.sh "$1"
-	elif [ "$2" = 1 ]; then
-		env FB_FAULTS_CYCLES=20 FB_FAULTS_MODCYCLES=10 FB_STOCK_DROP="smoke dropin status libfuse" \
-			sh tests/run-vm.sh "$1"
-		vm_rc=$?
-		echo "NOTE: vm-$1: stock runs parallel and security; 20 mount and 10 module cycles; FB_CHECK_FULL=1 runs every suite on stock and 50/20 cycles"
-		return $vm_rc
-	elif [ "$(bash scripts/flavor.sh --base "$1" /nonexistent 2> /dev/null | cut -d' ' -f1)" = 6.12 ]; then
+		sh tests/run-vm.sh "$k"
+		return
+	fi
+	if [ "$2" = 1 ]; then
+		set -- env FB_FAULTS_CYCLES=20 FB_FAULTS_MODCYCLES=10 FB_STOCK_DROP="smoke dropin status libfuse" \
+			sh tests/run-vm.sh "$k"
+		note="stock runs parallel and security; 20 mount and 10 module cycles; FB_CHECK_FULL=1 runs every suite on stock and 50/20 cycles"
+	elif [ "$(bash scripts/flavor.sh --base "$k" /nonexistent 2> /dev/null | cut -d' ' -f1)" = 6.12 ]; then
 		# shellcheck disable=SC2086 # a list of suites
-		env FB_VM_TARGETS=ours FB_INTEGRITY_MODES="pt-parallel cached" FB_AIO_MODES="parallel cached" \
-			FB_FAULTS_CYCLES=10 FB_FAULTS_MODCYCLES=5 sh tests/run-vm.sh "$1" $vm_61
-		vm_rc=$?
-		echo "NOTE: vm-$1: ours only, suites $vm_61; integrity modes pt-parallel, cached; aio parallel, cached; 10 mount and 5 module cycles; FB_CHECK_FULL=1 runs stock and the unpatched base too, every suite in every mode and 50/20 cycles"
-		return $vm_rc
+		set -- env FB_VM_TARGETS=ours FB_INTEGRITY_MODES="pt-parallel cached" FB_AIO_MODES="parallel cached" \
+			FB_FAULTS_CYCLES=10 FB_FAULTS_MODCYCLES=5 sh tests/run-vm.sh "$k" $vm_61
+		note="ours only, suites $vm_61; integrity modes pt-parallel, cached; aio parallel, cached; 10 mount and 5 module cycles; FB_CHECK_FULL=1 runs stock and the unpatched base too, every suite in every mode and 50/20 cycles"
 	else
 		# shellcheck disable=SC2086 # a list of suites
-		FB_VM_TARGETS=ours sh tests/run-vm.sh "$1" $vm_core
-		vm_rc=$?
-		echo "NOTE: vm-$1: ours only, suites $vm_core; FB_CHECK_FULL=1 runs stock and the unpatched base too, every suite in every mode"
-		return $vm_rc
+		set -- env FB_VM_TARGETS=ours sh tests/run-vm.sh "$k" $vm_core
+		note="ours only, suites $vm_core; FB_CHECK_FULL=1 runs stock and the unpatched base too, every suite in every mode"
 	fi
+	"$@"
+	vm_rc=$?
+	echo "NOTE: vm-$k: $note"
+	return $vm_rc
 }
-# Two lanes (FB_VM_LANES=2, a machine with cores to spare): the first
-# kernel runs in the foreground while the others run one after another
-# beside it, each in its own guest (read-only root, its own results
-# directory). What they share is made first: the test programs and
-# daemons, and each kernel's image (tests/vm/kernel.sh, which runs apt).
-# The second lane's output is shown when both are done. Not the default:
-# on 2 cores, with two TCG guests, each suite took 2 to 3 times as long
-# as alone (CPU pressure 80 %), so two lanes gained nothing.
-vm_prepare() {
-	for d in tests/daemon tests/bin tests/parallel tests/libfuse tests/splice tools; do
-		[ -f "$d/Makefile" ] || continue
-		make -s -C "$d" FUSE_UAPI="$top/src/upstream/include/uapi" > /dev/null || return 1
-	done
-	for k in $vm_kvers; do
-		sh tests/vm/kernel.sh "$k" > /dev/null || return 1
-	done
-}
-lanes=${FB_VM_LANES:-1}
-vm_first=${vm_kvers%% *} vm_rest=""
+first=1
 for k in $vm_kvers; do
-	[ "$k" = "$vm_first" ] || ! wanted "vm-$k" || vm_rest="$vm_rest $k"
+	section "vm-$k" vm_run "$k" $first
+	first=0
 done
-if [ "$lanes" != 1 ] && [ -n "$vm_rest" ] && wanted "vm-$vm_first"; then
-	if ! vm_prepare > "$logs/vm-prepare.log" 2>&1; then
-		echo "check: the VM sections run one after another: preparing them failed ($(tail -n 1 "$logs/vm-prepare.log"))"
-		lanes=1
-	fi
-fi
-if [ "$lanes" != 1 ] && [ -n "$vm_rest" ] && wanted "vm-$vm_first"; then
-	(for k in $vm_rest; do background "vm-$k" vm_run "$k" 0; done) &
-	lane=$!
-	section "vm-$vm_first" vm_run "$vm_first" 1
-	wait "$lane"
-	for k in $vm_rest; do take_background "vm-$k" "vm-$vm_first"; done
-else
-	first=1
-	for k in $vm_kvers; do
-		section "vm-$k" vm_run "$k" $first
-		first=0
-	done
-fi
 for k in $splice_stock_kvers; do
 	if [ "$full" = 1 ]; then
 		section "splice-stock-$k" sh tests/splice/stock.sh "$k"
