@@ -294,7 +294,7 @@ for t in $(pt_trees); do
 	grep -qx "$src/$t/fs/fuse/file.c" "$pt_tmp/dpkg-L" || trees_missing="$trees_missing $t"
 done
 [ -s "$pt_tmp/dpkg-L" ] && [ -z "$trees_missing" ]
-tap_check $? "dpkg -L lists every base's tree under $src ($(pt_trees | tr '\n' ' ' | sed 's/ $//'))${trees_missing:+ (missing:$trees_missing)}"
+tap_check $? "dpkg -L lists every base's tree under $src ($(pt_trees))${trees_missing:+ (missing:$trees_missing)}"
 for k in $kernels; do
 	check_kernel "$k" "$pt_tmp/install1.log" "$ver"
 done

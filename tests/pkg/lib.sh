@@ -31,7 +31,8 @@
 #                       (pkg_bases: src/upstream, src/upstream-7.2,
 #                       src/upstream-7.3), is in LIST (a path a line) under
 #                       SRC; what is not goes to $pt_missing
-#   pt_trees            every base's generated tree, "src/<tree>" a line
+#   pt_trees            every base's generated tree, "src/<tree>", on one line
+#   pt_trees_lacking DIR FILE  those under DIR without FILE, each after a space
 #   pt_tree_clean LIST SRC     nothing built or foreign under SRC in LIST
 #   pt_fake_headers_deb KVER DIR [ROOT [GLOB]]   build DIR/linux-headers-KVER.deb:
 #                       the headers of an installed Debian kernel (of ROOT,
@@ -154,8 +155,16 @@ pt_dkms_remove_all() {
 }
 
 pt_trees() {
+	pt_l=""
 	for pt_b in $(pkg_bases); do
-		echo "src/$(pkg_tree "$pt_b")"
+		pt_l="$pt_l${pt_l:+ }src/$(pkg_tree "$pt_b")"
+	done
+	echo "$pt_l"
+}
+
+pt_trees_lacking() {
+	for pt_t in $(pt_trees); do
+		[ -f "$1/$pt_t/$2" ] || printf ' %s' "$pt_t"
 	done
 }
 

@@ -95,12 +95,9 @@ rc=$?
 tap_check $rc "rpm -i (throw-away rpmdb, real scriptlets) exits 0"
 [ $rc = 0 ] || pt_log "$pt_tmp/install.log"
 sed 's/^/# /' "$pt_tmp/install.log" | grep -v readelf
-trees_missing=""
-for t in $(pt_trees); do
-	[ -f "$src/$t/.fb-import" ] || trees_missing="$trees_missing $t"
-done
+trees_missing=$(pt_trees_lacking "$src" .fb-import)
 [ -f "$src/dkms.conf" ] && [ -z "$trees_missing" ]
-tap_check $? "the tree is in $src, every base's ($(pt_trees | tr '\n' ' ' | sed 's/ $//'))${trees_missing:+ (missing:$trees_missing)}"
+tap_check $? "the tree is in $src, every base's ($(pt_trees))${trees_missing:+ (missing:$trees_missing)}"
 if [ -n "$newest" ]; then
 	fl=$(bash scripts/flavor.sh "$newest" "/lib/modules/$newest/build" 2> /dev/null)
 	if [ -n "$fl" ]; then

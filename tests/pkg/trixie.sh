@@ -174,10 +174,7 @@ done
 # are base 6.12's), run in the root on a copy of the checkout's tracked
 # files and generated trees (make import-all), signed with the root's DKMS
 # MOK: it must pick the base of the kernel's series.
-trees_missing=""
-for t in $(pt_trees); do
-	[ -f "$t/.fb-import" ] || trees_missing="$trees_missing $t"
-done
+trees_missing=$(pt_trees_lacking . .fb-import)
 for kk in $want_kernels; do
 	kb_want=$(echo "$kk" | cut -d. -f1,2)
 	[ "$kb_want" != "$pkg_default_base" ] || continue
