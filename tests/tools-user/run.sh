@@ -315,8 +315,9 @@ fi
 # and a 7.3 kernel with their bases' modules (this release's: no note), a
 # 6.1 kernel with a module of another release (a note naming this release's
 # 6.12 module), a 7.1 kernel, which no base serves, with a module of ours
-# left (a note that this release does not build it), and the newest, 7.4, outside every base (the warning and
-# its reason, which lists what the pins serve).
+# left (a note that this release does not build it), and the newest, 7.4,
+# outside every base (the warning and its reason, which lists what the
+# pins serve).
 # fake_ko VERSION FILE: an object with our .modinfo of VERSION
 fake_ko() {
 	printf 'static const char m[] __attribute__((section(".modinfo"), used)) =\n"version=%s\\0srcversion=0123456789ABCDEF\\0flavor=renamed\\0license=GPL";\n' \
@@ -347,9 +348,10 @@ if ! fake_ko "$ver72" /lib/modules/7.2.12+deb13-amd64/updates/dkms/fusebp.ko ||
 fi
 "$tool" status --no-probe > "$work/st.txt" 2> /dev/null
 "$tool" status --no-probe --json > "$work/st.json" 2> /dev/null
-for b in 7.2 7.3; do
-	k=7.2.12+deb13-amd64 v=$ver72
-	[ $b = 7.3 ] && k=7.3.4+deb13-amd64 v=$ver73
+for kbv in "7.2.12+deb13-amd64 7.2 $ver72" "7.3.4+deb13-amd64 7.3 $ver73"; do
+	read -r k b v <<-EOF
+	$kbv
+	EOF
 	grep -q "$k.*ours: .*$v" "$work/st.txt" && ! grep -q "kernel $k has our" "$work/st.txt"
 	check $? "status: a $b kernel with base $b's module ($v) is this release's (no note)"
 done

@@ -163,16 +163,17 @@ expect_fail "series naming a missing patch" 'missing patch' sh -c \
 # 5b. A series entry with a slash takes another base's patch (base 7.2 takes
 # base 7.3's series): the same tree as with the patch in place, the import
 # record naming where it came from; a missing one is refused by name.
+tree_sum() { (cd "$work/repo/src/upstream" && find fs -type f | LC_ALL=C sort | xargs sha256sum | sha256sum); }
 scratch
 import > /dev/null 2>&1
-want=$(cd "$work/repo/src/upstream" && find fs -type f | LC_ALL=C sort | xargs sha256sum | sha256sum)
+want=$(tree_sum)
 rm -rf "$work/repo/src/upstream"
 p3=0003-fuse-check-for-privileges-to-remove-once-per-inode-n.patch
 mkdir -p "$work/repo/backports/9.9/patches"
 mv "$work/repo/backports/6.12/patches/$p3" "$work/repo/backports/9.9/patches/"
 sed -i "s|^$p3\$|9.9/patches/$p3|" "$work/repo/backports/6.12/series"
 if import > "$work/out" 2> "$work/err" &&
-	[ "$(cd "$work/repo/src/upstream" && find fs -type f | LC_ALL=C sort | xargs sha256sum | sha256sum)" = "$want" ] &&
+	[ "$(tree_sum)" = "$want" ] &&
 	grep -qx "patch=backports/9.9/patches/$p3" "$work/repo/src/upstream/.fb-import"; then
 	ok "series entry 9.9/patches/$p3 (another base's patch): the same tree, recorded as backports/9.9/patches/$p3"
 else
