@@ -33,10 +33,11 @@ else
 	hdr list > "$list" || exit 1
 fi
 [ -s "$list" ] || { echo "check-build: no kernel to build for" >&2; exit 1; }
-# No Debian kernel of base 7.3 has FUSE as a module: the drop-in flavor of
-# that base is built against a FUSE=m copy of the newest generic 7.x
-# headers in the list (tests/build/fusem.sh), after it.
-fusem=$(awk '$2 ~ /^7\.[0-9.]*\+deb[0-9]*-amd64$/ { k = $2 } END { print k }' "$list")
+# No Debian 7.x kernel has FUSE as a module: the drop-in flavor of bases
+# 7.2 and 7.3 is built against a FUSE=m copy of the newest generic headers
+# of each 7.x series in the list (tests/build/fusem.sh), after it.
+fusem=$(awk '$2 ~ /^7\.[0-9.]*\+deb[0-9]*-amd64$/ { print $2 }' "$list" | sort -V |
+	awk -F. '{ k[$1 "." $2] = $0 } END { for (s in k) print k[s] }' | sort -V)
 
 # Headers first, one apt run per place.
 # shellcheck disable=SC2013 # one word a line: host, trixie or sid
@@ -46,14 +47,14 @@ for w in $(cut -d' ' -f1 "$list" | sort -u); do
 		echo "check-build: could not install every header package for $w" >&2
 done
 
-if [ -n "$fusem" ] && [ $# = 0 ]; then
-	if v=$(sh "$top/tests/build/fusem.sh" "$fusem" 2> "$out/fusem.err"); then
+[ $# = 0 ] && for f in $fusem; do
+	if v=$(sh "$top/tests/build/fusem.sh" "$f" 2> "$out/fusem.err"); then
 		echo "$(hdr where "$v") $v" >> "$list"
 	else
-		echo "check-build: no FUSE=m copy of $fusem's headers: $(cat "$out/fusem.err")" >&2
-		echo "$(hdr where "$fusem") ${fusem%-amd64}-fbfusem-amd64" >> "$list"
+		echo "check-build: no FUSE=m copy of $f's headers: $(cat "$out/fusem.err")" >&2
+		echo "$(hdr where "$f") ${f%-amd64}-fbfusem-amd64" >> "$list"
 	fi
-fi
+done
 
 {
 	echo "| kernel | headers from | base | flavor | result |"
