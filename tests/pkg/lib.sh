@@ -34,13 +34,15 @@
 #   pt_trees            every base's generated tree, "src/<tree>", on one line
 #   pt_trees_lacking DIR FILE  those under DIR without FILE, each after a space
 #   pt_tree_clean LIST SRC     nothing built or foreign under SRC in LIST
-#   pt_fake_headers_deb KVER DIR [ROOT [GLOB]]   build DIR/linux-headers-KVER.deb:
-#                       the headers of an installed Debian kernel (of ROOT,
-#                       default /; the first /usr/src/linux-headers-GLOB,
-#                       default 6.1.*-amd64, not rt or cloud; its -common
-#                       package stays the real one) under another name, whose
-#                       autoconf.h hides <linux/miscdevice.h>, so the required
-#                       probe HAVE_MISC_DYNAMIC_MINOR fails; its postinst runs
+#   pt_fake_headers_deb KVER DIR [ROOT [GLOB [whole]]]   build
+#                       DIR/linux-headers-KVER.deb: the headers of an
+#                       installed Debian kernel (of ROOT, default /; the first
+#                       /usr/src/linux-headers-GLOB, default 6.1.*-amd64, not
+#                       rt, cloud or -fbfusem; its -common package stays the
+#                       real one)
+#                       under another name, whose autoconf.h hides
+#                       <linux/miscdevice.h> (but with "whole"), so the
+#                       required probe HAVE_MISC_DYNAMIC_MINOR fails; its postinst runs
 #                       /etc/kernel/header_postinst.d as Debian's does. Sets
 #                       pt_fake_real (the kernel copied); fails when no such
 #                       kernel is installed
@@ -190,7 +192,8 @@ pt_fake_headers_deb() {
 	pt_fake_real=""
 	froot=${3:-}
 	for d in "$froot"/usr/src/linux-headers-${4:-6.1.*-amd64}; do
-		case $d in *-rt-* | *-cloud-*) continue ;; esac
+		# not rt, cloud, nor the build matrix's FUSE=m copies (no package)
+		case $d in *-rt-* | *-cloud-* | *-fbfusem-*) continue ;; esac
 		[ -f "$d/.config" ] && pt_fake_real=${d#"$froot"/usr/src/linux-headers-}
 	done
 	[ -n "$pt_fake_real" ] || return 1
@@ -204,8 +207,12 @@ pt_fake_headers_deb() {
 	cp -a "$froot/usr/src/linux-headers-$pt_fake_real" "$r/usr/src/linux-headers-$1" || return 1
 	h=$r/usr/src/linux-headers-$1/include
 	sed -i "s/$pt_fake_real/$1/" "$h/config/kernel.release" "$h/generated/utsrelease.h"
-	printf '\n/* fuse-backport test: these headers lack <linux/miscdevice.h> */\n#define _LINUX_MISCDEVICE_H\n' \
-		>> "$h/generated/autoconf.h"
+	fdesc="the headers of $pt_fake_real under another name (fuse-backport test)"
+	if [ "${5:-}" != whole ]; then
+		printf '\n/* fuse-backport test: these headers lack <linux/miscdevice.h> */\n#define _LINUX_MISCDEVICE_H\n' \
+			>> "$h/generated/autoconf.h"
+		fdesc="fake headers whose probe HAVE_MISC_DYNAMIC_MINOR fails (fuse-backport test)"
+	fi
 	ln -s "/usr/src/linux-headers-$1" "$r/lib/modules/$1/build"
 	cat > "$r/DEBIAN/control" <<-EOF
 	Package: linux-headers-$1
@@ -215,7 +222,7 @@ pt_fake_headers_deb() {
 	Depends: ${common:-linux-headers-$pt_fake_real}
 	Section: kernel
 	Priority: optional
-	Description: fake headers whose probe HAVE_MISC_DYNAMIC_MINOR fails (fuse-backport test)
+	Description: $fdesc
 	 Copied from linux-headers-$pt_fake_real.
 	EOF
 	# shellcheck disable=SC2016

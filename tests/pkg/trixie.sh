@@ -13,11 +13,13 @@
 # kernel image; make kmod-deb, run in the root for each of those kernels
 # whose series has a base of its own (7.2.12: base 7.2, 7.3.4: base 7.3),
 # builds from that base; a kernel whose headers make a required probe fail
-# (a fake headers .deb of trixie's kernel, <linux/miscdevice.h> hidden)
+# (a fake headers .deb of trixie's kernel, <linux/miscdevice.h> hidden) and
+# a 7.4 kernel, outside every base (trixie-backports' 7.3 headers renamed),
 # installed with apt while ours is installed: apt exits 0, one line says
 # why, nothing built; apt purge leaves nothing.
-# FB_PKG_RED=1 also installs those headers with the gate taken out of the
-# installed dkms.conf (the red run: there apt must fail).
+# FB_PKG_RED=1 also installs those headers with the refusal (the gate, the
+# outside-every-base test) taken out of the installed dkms.conf (the red
+# run: there apt must fail).
 #
 # usage: tests/pkg/trixie.sh [DEB]   (default: make deb into a scratch directory)
 # environment: FB_CACHE (default /var/cache/fuse-backport)
@@ -208,55 +210,71 @@ for kk in $want_kernels; do
 	rm -rf "$root/tmp/fb-src" "$root/tmp/fb-kmod" "$pt_tmp/kx"
 done
 
-# --- a kernel the build refuses: its headers package installs, apt exits 0 ---
-# Fake headers of trixie's kernel whose <linux/miscdevice.h> is hidden, so
-# the required probe HAVE_MISC_DYNAMIC_MINOR fails (scripts/build.sh would
-# exit 3); their postinst runs trixie's DKMS headers hook, as Debian's do.
-gatek=6.12.0-999-fbgate-amd64
-gate_install() { # LOG: apt install the fake headers in the root; $rc
-	in_root apt-get install -y -q "/tmp/linux-headers-$gatek.deb" > "$1" 2>&1
+# --- kernels the build refuses: their headers install, apt exits 0 -------------
+# Two fake headers packages, each run through trixie's DKMS headers hook by
+# its postinst, as Debian's are (pt_fake_headers_deb): trixie's 6.12 under a
+# name whose <linux/miscdevice.h> is hidden, so the required probe
+# HAVE_MISC_DYNAMIC_MINOR fails (scripts/gate.sh), and trixie-backports'
+# 7.3 as a 7.4 kernel, outside every base (dkms.conf). With FB_PKG_RED=1,
+# each is installed again with its refusal taken out of the installed
+# dkms.conf (the red run: there apt must fail).
+fake_install() { # KVER LOG: apt install the fake headers in the root; $rc
+	in_root apt-get install -y -q "/tmp/linux-headers-$1.deb" > "$2" 2>&1
 	rc=$?
 }
-gate_purge() {
-	in_root dpkg --purge --force-all "linux-headers-$gatek" > /dev/null 2>&1
-	rm -rf "$root/var/lib/dkms/$name"/*/"$gatek"
+fake_purge() { # KVER
+	in_root dpkg --purge --force-all "linux-headers-$1" > /dev/null 2>&1
+	rm -rf "$root/var/lib/dkms/$name"/*/"$1"
 }
-if pt_fake_headers_deb $gatek "$pt_tmp/fake" "$root" '6.12.*-amd64' 2> "$pt_tmp/fake.log"; then
-	cp "$pt_tmp/fake/linux-headers-$gatek.deb" "$root/tmp/"
-	gate_install "$pt_tmp/gate.log"
-	tap_check $rc "apt install headers of $gatek (copied from $pt_fake_real, required probe fails, ours installed) exits 0 (dkms $dkmsver)"
+# KVER GLOB WHY LINE RED [whole]: fake headers KVER from the root's GLOB
+# headers (whole: <linux/miscdevice.h> kept); WHY says what makes them
+# refused, LINE is the reason's pattern (grep -E), RED the sed expression
+# that takes that refusal out of dkms.conf.
+fake_kernel() {
+	fk=$1
+	if ! pt_fake_headers_deb "$fk" "$pt_tmp/fake" "$root" "$2" "${6:-}" 2> "$pt_tmp/fake.log"; then
+		tap_check 1 "fake headers of $fk built from the root's $2 headers ($(tail -n 1 "$pt_tmp/fake.log"))"
+		return
+	fi
+	cp "$pt_tmp/fake/linux-headers-$fk.deb" "$root/tmp/"
+	fake_install "$fk" "$pt_tmp/gate.log"
+	tap_check $rc "apt install headers of $fk (copied from $pt_fake_real, $3, ours installed) exits 0 (dkms $dkmsver)"
 	[ $rc = 0 ] || pt_log "$pt_tmp/gate.log" 15
 	lines=$(grep "fuse-backport: not building for" "$pt_tmp/gate.log")
 	# shellcheck disable=SC2016 # a dpkg-query format
-	[ "$(echo "$lines" | grep -c .)" = 1 ] && echo "$lines" | grep -q "not supported yet by base .*HAVE_MISC_DYNAMIC_MINOR" &&
-		[ "$(in_root dpkg-query -W -f '${db:Status-Abbrev}' "linux-headers-$gatek" 2> /dev/null)" = "ii " ] &&
-		[ -z "$(find "$root/lib/modules/$gatek" -name 'fuse*.ko*' 2> /dev/null)" ] &&
-		! in_root dkms status -m $name 2> /dev/null | grep -q -F ", $gatek,"
-	tap_check $? "$gatek: skipped with one line, headers configured, nothing built"
+	[ "$(echo "$lines" | grep -c .)" = 1 ] && echo "$lines" | grep -E -q "$4" &&
+		[ "$(in_root dpkg-query -W -f '${db:Status-Abbrev}' "linux-headers-$fk" 2> /dev/null)" = "ii " ] &&
+		[ -z "$(find "$root/lib/modules/$fk" -name 'fuse*.ko*' 2> /dev/null)" ] &&
+		! in_root dkms status -m $name 2> /dev/null | grep -q -F ", $fk,"
+	tap_check $? "$fk: skipped with one line, headers configured, nothing built"
 	echo "$lines" | sed 's/^/# /'
 	grep -i -e 'excluded' -e 'skipp' "$pt_tmp/gate.log" | grep -v '^fuse-backport' | head -n 3 | sed 's/^/# dkms: /'
-	gate_purge
+	fake_purge "$fk"
 	if [ "${FB_PKG_RED:-0}" = 1 ]; then
-		# The red run: the same install with the gate taken out of the
-		# installed dkms.conf (the series and .config checks stay).
 		c=$root/usr/src/$name-$ver/dkms.conf
 		cp "$c" "$pt_tmp/dkms.conf.orig"
-		# shellcheck disable=SC2016 # dkms.conf's text
-		sed -i 's|^	FB_SKIP=$(bash "$fb_conf_dir/scripts/gate.sh".*|	FB_SKIP=""|' "$c"
-		gate_install "$pt_tmp/red.log"
+		sed -i "$5" "$c"
+		fake_install "$fk" "$pt_tmp/red.log"
 		r=$rc
 		cp "$pt_tmp/dkms.conf.orig" "$c"
-		[ $r != 0 ]
-		tap_check $? "red run, no gate in dkms.conf: apt install of those headers fails (exit $r)"
+		# It must fail where the refusal was: in DKMS's build, not in apt.
+		[ $r != 0 ] && grep -q "Bad return status for module build on kernel: $fk" "$pt_tmp/red.log"
+		tap_check $? "red run, $fk with that refusal taken out of dkms.conf: apt install of its headers fails in DKMS's build (exit $r)"
 		grep -E -e '^E:' -e 'exited with return code' -e 'Error!|Bad return status|failed' "$pt_tmp/red.log" |
 			head -n 6 | sed 's/^/# /'
-		gate_purge
+		fake_purge "$fk"
 		in_root dpkg --configure -a > /dev/null 2>&1
 	fi
-	rm -f "$root/tmp/linux-headers-$gatek.deb"
-else
-	tap_check 1 "fake headers of $gatek built from the root's 6.12 headers ($(tail -n 1 "$pt_tmp/fake.log"))"
-fi
+	rm -f "$root/tmp/linux-headers-$fk.deb"
+}
+# shellcheck disable=SC2016 # dkms.conf's text
+fake_kernel 6.12.0-999-fbgate-amd64 '6.12.*-amd64' "required probe fails" \
+	"not supported yet by base .*HAVE_MISC_DYNAMIC_MINOR" \
+	's|^	FB_SKIP=$(bash "$fb_conf_dir/scripts/gate.sh".*|	FB_SKIP=""|'
+# shellcheck disable=SC2016 # dkms.conf's text
+fake_kernel 7.4.0-999-fbnext-amd64 '7.3.*-amd64' "a 7.4 kernel: outside every base" \
+	"kernel 7\.4\.0-999-fbnext-amd64 is outside every base \(served: .*7\.3 to 7\.3 \(base 7\.3\)\)" \
+	's|^elif \[ -z "$fb_base" \]; then$|elif false; then|' whole
 
 in_root apt-get purge -y -q $pkg > "$pt_tmp/remove.log" 2>&1
 rc=$?
