@@ -161,7 +161,7 @@ vm_core="smoke parallel security status splice"
 vm_61="smoke integrity aio faults badinput parallel security dropin splice"
 # What the first kernel runs: every suite but badinput.
 vm_first="smoke integrity aio faults parallel security dropin status libfuse splice"
-# vm_run KVER FIRST: the VM section of one kernel (FIRST=1: every suite),
+# vm_run KVER FIRST: the VM section of one kernel (FIRST=1: $vm_first),
 # and a NOTE line on what the default tier leaves out.
 vm_run() {
 	k=$1

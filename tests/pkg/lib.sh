@@ -39,11 +39,11 @@
 #                       installed Debian kernel (of ROOT, default /; the first
 #                       /usr/src/linux-headers-GLOB, default 6.1.*-amd64, not
 #                       rt, cloud or -fbfusem; its -common package stays the
-#                       real one)
-#                       under another name, whose autoconf.h hides
+#                       real one) under another name, whose autoconf.h hides
 #                       <linux/miscdevice.h> (but with "whole"), so the
-#                       required probe HAVE_MISC_DYNAMIC_MINOR fails; its postinst runs
-#                       /etc/kernel/header_postinst.d as Debian's does. Sets
+#                       required probe HAVE_MISC_DYNAMIC_MINOR fails; its
+#                       postinst runs /etc/kernel/header_postinst.d as
+#                       Debian's does. Sets
 #                       pt_fake_real (the kernel copied); fails when no such
 #                       kernel is installed
 
