@@ -161,6 +161,9 @@ mv "$work/md5sums" "$root/DEBIAN/md5sums"
 
 mkdir -p "$out"
 deb=$out/${name}_$ver-${rev}_$arch.deb
+# Every mtime is SOURCE_DATE_EPOCH: dpkg-deb only clamps the later ones, so
+# a changelog dated after the build would leave the build's own times.
+find "$root" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" > /dev/null
 echo "kmod-deb: $deb:$files"
 
@@ -198,6 +201,7 @@ if [ -n "$flavour" ] && [ "$flavour" != "$kver" ]; then
 		xargs md5sum) > "$work/md5sums"
 	mv "$work/md5sums" "$mroot/DEBIAN/md5sums"
 	mdeb=$out/${mname}_$kpv+$ver-${rev}_$arch.deb
+	find "$mroot" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 	dpkg-deb --root-owner-group -Zxz --build "$mroot" "$mdeb" > /dev/null
 	echo "kmod-deb: $mdeb"
 fi
