@@ -31,46 +31,15 @@ out=${1:?usage: guest.sh OUT.csv}
 FB_TOP=$(cd "$(dirname "$0")/../.." && pwd)
 export FB_TOP
 . "$FB_TOP/tests/lib/fuse.sh"
+. "$FB_TOP/tests/bench/lib.sh"
 reps=${FB_BENCH_REPS:-3}
-runtime=${FB_BENCH_RUNTIME:-4}
-size=256M
 
 die() { echo "bench: $*" >&2; exit 1; }
 
-# Two null_blk devices through configfs: one with a completion delay.
-modprobe null_blk nr_devices=0 > /dev/null 2>&1 || die "no null_blk"
-mount -t configfs none /sys/kernel/config 2> /dev/null
-nb=/sys/kernel/config/nullb
-[ -d $nb ] || die "null_blk has no configfs interface"
-mkblk() {
-	mkdir "$nb/$1" || return 1
-	echo 2048 > "$nb/$1/size"
-	echo 1 > "$nb/$1/memory_backed"
-	echo 4096 > "$nb/$1/blocksize"
-	echo "$2" > "$nb/$1/irqmode"
-	[ "$2" = 2 ] && echo 50000 > "$nb/$1/completion_nsec"
-	echo 64 > "$nb/$1/hw_queue_depth"
-	echo 1 > "$nb/$1/power"
-	dev=/dev/$1
-	i=0
-	while [ ! -b "$dev" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	mkfs.xfs -q -f "$dev" > /dev/null && mkdir -p "/tmp/$1" && mount -t xfs "$dev" "/tmp/$1"
-}
-mkblk nbdelay 2 || die "cannot make the delayed null_blk"
-mkblk nbfast 0 || die "cannot make the fast null_blk"
-
-# fio_iops DIR WORKLOAD NUMJOBS: write IOPS of one run.
-fio_iops() {
-	case $2 in
-	lat) eng="--ioengine=psync" ;;
-	aio) eng="--ioengine=libaio --iodepth=64" ;;
-	esac
-	# shellcheck disable=SC2086
-	fio --name=b --filename="$1/file" --size=$size --rw=randwrite --bs=4k --direct=1 \
-		$eng --numjobs="$3" --runtime="$runtime" --time_based --group_reporting \
-		--output-format=terse --terse-version=3 2> "$FB_SCRATCH/fio.err" |
-		awk -F';' 'NR == 1 { print $49 }'
-}
+# Two null_blk devices: one with a completion delay.
+bench_setup || die "no null_blk with a configfs interface"
+bench_blk nbdelay 2 || die "cannot make the delayed null_blk"
+bench_blk nbfast 0 || die "cannot make the fast null_blk"
 
 mkdir -p "$FB_SCRATCH"
 : > "$out"
@@ -95,8 +64,7 @@ for w in lat aio; do
 	aio) xfs=/tmp/nbfast jobs="1 2 4" ;;
 	esac
 	[ "${FB_BENCH_QUICK:-0}" = 1 ] && jobs="1 4"
-	# Write the file once: every benchmark write is a non-extending overwrite.
-	dd if=/dev/zero of="$xfs/file" bs=1M count=256 conv=fsync 2> /dev/null
+	bench_prewrite "$xfs"
 	for v in raw stock unpatched ours; do
 		daemons="xattr killpriv2 noxattr"
 		[ $v = raw ] && daemons=-
@@ -130,7 +98,7 @@ for w in lat aio; do
 			for n in $jobs; do
 				r=1
 				while [ $r -le "$reps" ]; do
-					iops=$(fio_iops "$dir" $w "$n")
+					iops=$(bench_fio "$dir" $w "$n")
 					[ -n "$iops" ] || die "fio failed ($w $v $d $n): $(head -n 3 "$FB_SCRATCH/fio.err")"
 					echo "$w,$vname,$d,$n,$r,$iops" >> "$out"
 					echo "bench: $w $vname $d numjobs=$n rep=$r: $iops IOPS"
@@ -154,7 +122,7 @@ statloop=$FB_TOP/tests/bin/fbstatloop
 case " $workloads " in
 *" stat "*)
 	xfs=/tmp/nbdelay
-	dd if=/dev/zero of="$xfs/file" bs=1M count=256 conv=fsync 2> /dev/null
+	bench_prewrite "$xfs"
 	for v in stock unpatched ours; do
 		[ $v = stock ] && [ "$stock_mode" = direct ] && continue
 		fb_use "$v" > /dev/null 2>&1 || die "cannot load $v"
@@ -170,7 +138,7 @@ case " $workloads " in
 					"$statloop" "$FB_MNT/file" 1000 > "$FB_SCRATCH/statloop.out" &
 					spid=$!
 				fi
-				iops=$(fio_iops "$FB_MNT" lat 4)
+				iops=$(bench_fio "$FB_MNT" lat 4)
 				calls=""
 				if [ -n "$spid" ]; then
 					kill "$spid"

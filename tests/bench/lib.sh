@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=sh
+# In the guest: what the benchmarks share (tests/bench/guest.sh, ab-guest.sh).
+#   bench_blk NAME IRQMODE   a memory-backed null_blk device through configfs
+#                            (IRQMODE 2: completion delay 50 us), XFS on it,
+#                            mounted on /tmp/NAME
+#   bench_fio DIR WORKLOAD NUMJOBS   write IOPS of one fio run on DIR/file:
+#                            randwrite 4k direct, WORKLOAD lat (psync) or aio
+#                            (libaio iodepth 64), $bench_runtime seconds
+# Sourced after tests/lib/fuse.sh; needs FB_SCRATCH.
+bench_size=256M
+bench_runtime=${FB_BENCH_RUNTIME:-4}
+bench_nb=/sys/kernel/config/nullb
+
+# bench_setup: null_blk and configfs, once.
+bench_setup() {
+	modprobe null_blk nr_devices=0 > /dev/null 2>&1 || return 1
+	mount -t configfs none /sys/kernel/config 2> /dev/null
+	[ -d $bench_nb ]
+}
+
+bench_blk() {
+	mkdir "$bench_nb/$1" || return 1
+	echo 2048 > "$bench_nb/$1/size"
+	echo 1 > "$bench_nb/$1/memory_backed"
+	echo 4096 > "$bench_nb/$1/blocksize"
+	echo "$2" > "$bench_nb/$1/irqmode"
+	[ "$2" = 2 ] && echo 50000 > "$bench_nb/$1/completion_nsec"
+	echo 64 > "$bench_nb/$1/hw_queue_depth"
+	echo 1 > "$bench_nb/$1/power"
+	bench_dev=/dev/$1
+	bench_i=0
+	while [ ! -b "$bench_dev" ] && [ $bench_i -lt 50 ]; do
+		sleep 0.1
+		bench_i=$((bench_i + 1))
+	done
+	mkfs.xfs -q -f "$bench_dev" > /dev/null && mkdir -p "/tmp/$1" &&
+		mount -t xfs "$bench_dev" "/tmp/$1"
+}
+
+bench_fio() {
+	case $2 in
+	lat) bench_eng="--ioengine=psync" ;;
+	aio) bench_eng="--ioengine=libaio --iodepth=64" ;;
+	esac
+	# shellcheck disable=SC2086 # bench_eng: options
+	fio --name=b --filename="$1/file" --size=$bench_size --rw=randwrite --bs=4k --direct=1 \
+		$bench_eng --numjobs="$3" --runtime="$bench_runtime" --time_based --group_reporting \
+		--output-format=terse --terse-version=3 2> "$FB_SCRATCH/fio.err" |
+		awk -F';' 'NR == 1 { print $49 }'
+}
+
+# bench_prewrite DIR: the file written once, so that every benchmark write is
+# a non-extending overwrite.
+bench_prewrite() {
+	dd if=/dev/zero of="$1/file" bs=1M count=256 conv=fsync 2> /dev/null
+}
