@@ -48,7 +48,7 @@ BUILD := build/$(KVER)
 endif
 
 .PHONY: all deps deps-test import import-all modules check-build check-tools check-vm check-debug \
-	check bench demo dkms-install checkpatch clean distclean \
+	check bench bench-ab demo dkms-install checkpatch clean distclean \
 	deps-pkg deb rpm kmod-deb repo not-in-tmp
 
 all: modules
@@ -96,6 +96,12 @@ check: deps-test
 
 bench: deps-test
 	sh tests/bench/run.sh $(if $(filter command line,$(origin KVER)),$(KVER),$(DEFAULT_KVER))
+
+# Our module from this tree against git revision REV, side by side in one
+# boot of KVER (tests/bench/ab.sh).
+bench-ab: not-in-tmp deps-test
+	@[ -n "$(REV)" ] || { echo "make: bench-ab needs REV=<git revision> (and KVER=)" >&2; exit 2; }
+	sh tests/bench/ab.sh $(if $(filter command line,$(origin KVER)),$(KVER),$(DEFAULT_KVER)) $(REV)
 
 demo: not-in-tmp deps-test
 	$(MAKE) modules KVER=$(DEFAULT_KVER)
