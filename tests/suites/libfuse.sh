@@ -378,7 +378,7 @@ for sig in KILL INT; do
 done
 # A daemon that leaves a child not holding the device: the daemon's end is
 # the connection's end, whatever else the supervisor still has to reap.
-FBWRAP_PIDFILE=$S/child "$tool" run -- "$wrap" close "$B" "$M" > /dev/null 2> "$S/run.err"
+FBWRAP_PIDFILE=$S/child FBWRAP_DAEMON=$fbb "$tool" run -- "$wrap" close "$B" "$M" > /dev/null 2> "$S/run.err"
 rc=$?
 d=$(pgrep -f "^$fbb $B /dev/fd/[0-9]")
 [ "$rc" = 0 ] && [ -n "$d" ] && kill -9 "$d"
@@ -388,7 +388,7 @@ reset
 # A foreground fusebpblk daemon whose child holds the device: killed, run
 # returns within seconds with its status, nothing mounted or claimed.
 if [ -n "$lo" ]; then
-	FBWRAP_PIDFILE=$S/child timeout -k 2 60 "$tool" run -o blkdev,blksize=4096,fsname="$lo" -- \
+	FBWRAP_PIDFILE=$S/child FBWRAP_DAEMON=$fbb timeout -k 2 60 "$tool" run -o blkdev,blksize=4096,fsname="$lo" -- \
 		"$wrap" keep "$B" "$M" -f > /dev/null 2> "$S/run.err" &
 	r=$!
 	fb_wait_while 100 daemon_down
