@@ -22,9 +22,7 @@ reps=${FB_BENCH_REPS:-3}
 
 die() { echo "bench-ab: $*" >&2; exit 1; }
 
-bench_setup || die "no null_blk with a configfs interface"
-bench_blk nbfast 0 || die "cannot make the fast null_blk"
-bench_blk nbdelay 2 || die "cannot make the delayed null_blk"
+bench_devices || die "cannot make the null_blk devices (null_blk with configfs, XFS)"
 bench_prewrite /tmp/nbfast
 bench_prewrite /tmp/nbdelay
 mkdir -p "$FB_SCRATCH"

@@ -36,10 +36,7 @@ reps=${FB_BENCH_REPS:-3}
 
 die() { echo "bench: $*" >&2; exit 1; }
 
-# Two null_blk devices: one with a completion delay.
-bench_setup || die "no null_blk with a configfs interface"
-bench_blk nbdelay 2 || die "cannot make the delayed null_blk"
-bench_blk nbfast 0 || die "cannot make the fast null_blk"
+bench_devices || die "cannot make the null_blk devices (null_blk with configfs, XFS)"
 
 mkdir -p "$FB_SCRATCH"
 : > "$out"

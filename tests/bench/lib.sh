@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=sh
 # In the guest: what the benchmarks share (tests/bench/guest.sh, ab-guest.sh).
-#   bench_blk NAME IRQMODE   a memory-backed null_blk device through configfs
-#                            (IRQMODE 2: completion delay 50 us), XFS on it,
-#                            mounted on /tmp/NAME
+#   bench_devices            XFS on two memory-backed null_blk devices through
+#                            configfs: /tmp/nbdelay (completion delay 50 us)
+#                            and /tmp/nbfast (none)
 #   bench_fio DIR WORKLOAD NUMJOBS   write IOPS of one fio run on DIR/file:
 #                            randwrite 4k direct, WORKLOAD lat (psync) or aio
 #                            (libaio iodepth 64), $bench_runtime seconds
@@ -12,13 +12,14 @@ bench_size=256M
 bench_runtime=${FB_BENCH_RUNTIME:-4}
 bench_nb=/sys/kernel/config/nullb
 
-# bench_setup: null_blk and configfs, once.
-bench_setup() {
+bench_devices() {
 	modprobe null_blk nr_devices=0 > /dev/null 2>&1 || return 1
 	mount -t configfs none /sys/kernel/config 2> /dev/null
-	[ -d $bench_nb ]
+	[ -d $bench_nb ] && bench_blk nbdelay 2 && bench_blk nbfast 0
 }
 
+# bench_blk NAME IRQMODE: one device (IRQMODE 2: the completion delay), its
+# XFS mounted on /tmp/NAME
 bench_blk() {
 	mkdir "$bench_nb/$1" || return 1
 	echo 2048 > "$bench_nb/$1/size"
