@@ -4,7 +4,7 @@
 # module built from this tree ("a") and from git revision REV ("b", in a
 # worktree under build/ab/), side by side in one boot of KVER, with raw XFS:
 # tests/bench/ab-guest.sh. The table of medians goes to
-# results/bench/<kver>-ab-<rev>/ (table.md, raw.csv). Not a timed test: it
+# results/bench/<kver>-ab-<rev>/ (table.md, raw.csv, medians.csv). Not a timed test: it
 # measures and prints, it asserts nothing.
 #
 # usage: tests/bench/ab.sh KVER REV
@@ -50,31 +50,8 @@ FB_OUT=$out FB_MODDIR="$top/build/$kver" FB_MODDIR_UNPATCHED="$wt/build/$kver" \
 	die "the benchmark VM run failed (log: $out/bench-ab-$kver.log)"
 cp "$csv" "$res/raw.csv"
 
-# workload,variant,numjobs -> median IOPS; GETXATTR summed over the reps
-med() {
-	awk -F, -v w="$1" -v v="$2" -v n="$3" '$1 == w && $2 == v && $3 == n { print $5 }' "$csv" |
-		sort -n | awk '{ x[NR] = $1 } END { if (NR) print (NR % 2) ? x[(NR + 1) / 2] : (x[NR / 2] + x[NR / 2 + 1]) / 2 }'
-}
-getx() { awk -F, -v w="$1" -v v="$2" '$1 == w && $2 == v && $3 == "getxattr" { s += $5 } END { print s + 0 }' "$csv"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f×", a / b; else printf "–" }'; }
-{
-	rev=$2
-	[ "$rev" = "$short" ] || rev="$rev, $short"
-	echo "### a: $va (this tree, $head) against b: $vb ($rev), Debian $kver, QEMU TCG 2 vCPUs"
-	echo
-	echo "fio randwrite 4k direct on one shared pre-written file, XFS on memory-backed"
-	echo "null_blk; a and b in passthrough mode, xattr daemon, attr_timeout 1 s."
-	echo "IOPS: median of ${FB_BENCH_REPS:-3} runs of ${FB_BENCH_RUNTIME:-4} s, raw, a and b in turn in each repetition."
-	echo
-	echo "| workload | jobs | raw XFS | a | b | a/b | a/raw | b/raw |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-	for wn in "aio 1" "aio 4" "lat 4"; do
-		# shellcheck disable=SC2086 # workload and numjobs
-		set -- $wn
-		r=$(med "$1" raw "$2") a=$(med "$1" a "$2") b=$(med "$1" b "$2")
-		echo "| $1 | $2 | $r | $a | $b | $(ratio "$a" "$b") | $(ratio "$a" "$r") | $(ratio "$b" "$r") |"
-	done
-	echo
-	echo "GETXATTR the daemon saw: aio a $(getx aio a), b $(getx aio b); lat a $(getx lat a), b $(getx lat b)."
-} > "$res/table.md"
-cat "$res/table.md"
+# The table of medians (tests/bench/report.sh reads ab's layout too).
+rev=$2
+[ "$rev" = "$short" ] || rev="$rev, $short"
+sh tests/bench/report.sh "$res/raw.csv" "$res" "a: $va (this tree, $head) against b: $vb ($rev), Debian $kver, QEMU TCG 2 vCPUs" ||
+	die "cannot make the report"

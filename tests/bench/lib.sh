@@ -56,3 +56,39 @@ bench_fio() {
 bench_prewrite() {
 	dd if=/dev/zero of="$1/file" bs=1M count=256 conv=fsync 2> /dev/null
 }
+
+# On the host: the aggregation tests/bench/report.sh and ab.sh share, over
+# either CSV layout: the guest's (tests/bench/guest.sh,
+# workload,variant,daemon,numjobs,rep,iops) and ab's (tests/bench/ab-guest.sh,
+# workload,variant,numjobs,rep,iops, read with daemon "-"). A GETXATTR line
+# has "getxattr" for numjobs and the count for iops.
+#   bench_rows CSV           the lines in the guest's layout
+#   bench_medians CSV        workload,variant,daemon,numjobs,median,min,max,reps
+#                            per point, sorted (GETXATTR lines left out)
+#   bench_getxattr CSV WORKLOAD VARIANT DAEMON [NONE]
+#                            the GETXATTR count, summed over the lines of
+#                            that variant; NONE (default "–") when there is none
+bench_rows() {
+	awk -F, -v OFS=, 'NF == 5 { print $1, $2, "-", $3, $4, $5; next } { print }' "$1"
+}
+
+bench_medians() {
+	bench_rows "$1" | awk -F, '$4 != "getxattr"' | LC_ALL=C sort -t, -k1,1 -k2,2 -k3,3 -k4,4n -k6,6n | awk -F, '
+		function flush() {
+			if (key == "") return
+			med = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+			printf "%s,%d,%d,%d,%d\n", key, med, v[1], v[n], n
+		}
+		{
+			k = $1 "," $2 "," $3 "," $4
+			if (k != key) { flush(); key = k; n = 0 }
+			v[++n] = $6
+		}
+		END { flush() }'
+}
+
+bench_getxattr() {
+	bench_rows "$1" | awk -F, -v w="$2" -v v="$3" -v d="$4" -v none="${5-–}" '
+		$1 == w && $2 == v && $3 == d && $4 == "getxattr" { s += $6; f = 1 }
+		END { if (f) print s; else print none }'
+}

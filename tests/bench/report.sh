@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Turn the benchmark's CSV (tests/bench/guest.sh) into a Markdown table of
 # medians with their spread and the ratios ours/unpatched and ours/raw, and
-# a PNG plot (IOPS against numjobs, a line per variant) when gnuplot exists.
+# a PNG plot (IOPS against numjobs, a line per variant) when gnuplot exists;
+# the CSV of tests/bench/ab.sh (a against b) as its own table.
 #
 # usage: tests/bench/report.sh RAW.csv OUTDIR TITLE
 set -eu
@@ -12,25 +13,12 @@ title=${3:-fuse-backport bench}
 [ -s "$csv" ] || { echo "bench-report: no results in $csv" >&2; exit 1; }
 mkdir -p "$outdir"
 
-# workload,variant,daemon,numjobs -> median min max (IOPS), from the reps.
-grep -v ',getxattr,' "$csv" | sort -t, -k1,1 -k2,2 -k3,3 -k4,4n -k6,6n | awk -F, '
-	function flush() {
-		if (key == "") return
-		med = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-		printf "%s,%d,%d,%d,%d\n", key, med, v[1], v[n], n
-	}
-	{
-		k = $1 "," $2 "," $3 "," $4
-		if (k != key) { flush(); key = k; n = 0 }
-		v[++n] = $6
-	}
-	END { flush() }' > "$outdir/medians.csv"
-
-# Daemon GETXATTR counts per variant/daemon (summed over the workloads).
-getx() {
-	awk -F, -v w="$1" -v v="$2" -v d="$3" '$1 == w && $2 == v && $3 == d && $4 == "getxattr" { print $6; f = 1 }
-		END { if (!f) print "–" }' "$csv"
-}
+# workload,variant,daemon,numjobs -> median min max (IOPS), from the reps;
+# GETXATTR counts per variant/daemon (tests/bench/lib.sh).
+# shellcheck source=tests/bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_medians "$csv" > "$outdir/medians.csv"
+getx() { bench_getxattr "$csv" "$@"; }
 
 med() { awk -F, -v w="$1" -v v="$2" -v d="$3" -v n="$4" '$1 == w && $2 == v && $3 == d && $4 == n { print $5; exit }' "$outdir/medians.csv"; }
 cell() {
@@ -46,6 +34,30 @@ ratio() {
 		printf '–'
 	fi
 }
+
+# ab's layout (tests/bench/ab.sh): a against b, raw XFS beside them; no plot.
+if [ "$(awk -F, 'NR == 1 { print NF; exit }' "$csv")" = 5 ]; then
+	{
+		echo "### $title"
+		echo
+		echo "fio randwrite 4k direct on one shared pre-written file, XFS on memory-backed"
+		echo "null_blk; a and b in passthrough mode, xattr daemon, attr_timeout 1 s."
+		echo "IOPS: median of $(awk -F, '{ print $8 }' "$outdir/medians.csv" | sort -n | tail -n 1) runs of ${FB_BENCH_RUNTIME:-4} s, raw, a and b in turn in each repetition."
+		echo
+		echo "| workload | jobs | raw XFS | a | b | a/b | a/raw | b/raw |"
+		echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+		for wn in "aio 1" "aio 4" "lat 4"; do
+			# shellcheck disable=SC2086 # workload and numjobs
+			set -- $wn
+			r=$(med "$1" raw - "$2") a=$(med "$1" a - "$2") b=$(med "$1" b - "$2")
+			echo "| $1 | $2 | $r | $a | $b | $(ratio "$a" "$b") | $(ratio "$a" "$r") | $(ratio "$b" "$r") |"
+		done
+		echo
+		echo "GETXATTR the daemon saw: aio a $(getx aio a - 0), b $(getx aio b - 0); lat a $(getx lat a - 0), b $(getx lat b - 0)."
+	} > "$outdir/table.md"
+	cat "$outdir/table.md"
+	exit 0
+fi
 
 {
 	echo "### $title"
