@@ -12,7 +12,8 @@
 #   needed (host apt, or the Debian 13 / unstable roots), and kernels whose
 #   kbuild needs a newer glibc build inside their root (chroot).
 # environment: FB_OUT (logs, default build/logs), FB_TABLE (the table as
-#   Markdown, default build/logs/check-build.md)
+#   Markdown, default build/logs/check-build.md), FB_RESULTS (where the
+#   run's record goes, default results/: tests/lib/results.sh)
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -99,6 +100,19 @@ while read -r w k; do
 done < "$list"
 echo "1..$n"
 cat "$table"
+# The run's record (tests/lib/results.sh): results/check-build/TIER/RUN-ID/,
+# TIER the default subset, the full matrix or the kernels given.
+sum="check-build: $pass passed, $fail failed, $skip skipped"
+tier=default
+[ "${FB_CHECK_FULL:-0}" = 1 ] && tier=full
+[ $# -gt 0 ] && tier=selected
+# shellcheck source=tests/lib/results.sh
+. "$top/tests/lib/results.sh"
+if res=$(fb_results_dir check-build "$tier"); then
+	cp "$table" "$res/table.md"
+	echo "$sum" > "$res/summary.txt"
+	fb_meta_write "$res" "scripts/check-build.sh $*"
+fi
 # The summary line tests/check.sh reads: built, failed, refused (skipped).
-echo "check-build: $pass passed, $fail failed, $skip skipped (table: ${table#"$top"/})"
+echo "$sum (table: ${table#"$top"/}, ${res#"$top"/})"
 [ $fail = 0 ]

@@ -227,4 +227,12 @@ echo "=== summary"
 echo "$summary"
 echo
 echo "check: $total_p passed, $total_f failed, $total_s skipped"
+# The run's record, with the section times (tests/lib/results.sh):
+# results/check/HOST-KERNEL/RUN-ID/summary.txt and meta.txt.
+# shellcheck source=tests/lib/results.sh
+. "$top/tests/lib/results.sh"
+if res=$(fb_results_dir check "$(uname -r)"); then
+	printf '%s\n\ncheck: %s passed, %s failed, %s skipped\n' "${summary#?}" "$total_p" "$total_f" "$total_s" > "$res/summary.txt"
+	fb_meta_write "$res" "tests/check.sh (make check; FB_CHECK_FULL=$full, FB_CHECK_SECTIONS=$only)"
+fi
 [ "$total_f" = 0 ]

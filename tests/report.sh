@@ -87,6 +87,13 @@ expected_skip() {
 	return 1
 }
 
+# The report goes to stdout and, with the plan, to the run's record
+# (tests/lib/results.sh): results/vm/KVER/RUN-ID/ (FB_RESULTS=none: not).
+# shellcheck source=tests/lib/results.sh
+. "$top/tests/lib/results.sh"
+rep=$results/.report
+exec 3>&1 > "$rep"
+
 pass=0 fail=0 skip=0
 failures=""
 skiplines=""
@@ -204,4 +211,12 @@ if [ -n "$skiplines" ]; then
 fi
 echo
 echo "$name: $pass passed, $fail failed, $skip skipped"
+exec 1>&3 3>&-
+cat "$rep"
+if res=$(fb_results_dir vm "${kver:-unknown}"); then
+	cp "$rep" "$res/report.md"
+	cp "$results/plan" "$res/plan" 2> /dev/null
+	fb_meta_write "$res" "tests/report.sh $results $name" "kernel: ${kver:-unknown}" "report: $name"
+fi
+rm -f "$rep"
 [ "$fail" = 0 ]

@@ -4,7 +4,8 @@
 # module built from this tree ("a") and from git revision REV ("b", in a
 # worktree under build/ab/), side by side in one boot of KVER, with raw XFS:
 # tests/bench/ab-guest.sh. The table of medians goes to
-# results/bench/<kver>-ab-<rev>/ (table.md, raw.csv, medians.csv). Not a timed test: it
+# results/bench-ab/<kver>/<run-id>/ (table.md, raw.csv, medians.csv,
+# meta.txt: tests/lib/results.sh). Not a timed test: it
 # measures and prints, it asserts nothing.
 #
 # usage: tests/bench/ab.sh KVER REV
@@ -14,7 +15,9 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 [ $# = 2 ] || { echo "usage: tests/bench/ab.sh KVER REV" >&2; exit 2; }
 kver=$1
-die() { echo "bench-ab: $*" >&2; exit 1; }
+die() { [ -n "${res:-}" ] && rmdir "$res" 2> /dev/null; echo "bench-ab: $*" >&2; exit 1; }
+# shellcheck source=tests/lib/results.sh
+. "$top/tests/lib/results.sh"
 sha=$(git rev-parse --verify -q "$2^{commit}") || die "'$2' is no commit of this repository"
 short=$(git rev-parse --short "$sha")
 mkdir -p build/ab
@@ -40,7 +43,7 @@ head=$(git rev-parse --short HEAD)
 [ -z "$(git status --porcelain -- backports)" ] || head="$head with uncommitted changes to backports/"
 
 out=$top/build/vm
-res=$top/results/bench/$kver-ab-$short
+res=$(fb_results_dir bench-ab "$kver" "b-$short") || die "cannot make the results directory"
 mkdir -p "$out" "$res"
 csv=$out/bench-ab-$kver.csv
 rm -f "$csv"
@@ -55,3 +58,4 @@ rev=$2
 [ "$rev" = "$short" ] || rev="$rev, $short"
 sh tests/bench/report.sh "$res/raw.csv" "$res" "a: $va (this tree, $head) against b: $vb ($rev), Debian $kver, QEMU TCG 2 vCPUs" ||
 	die "cannot make the report"
+fb_meta_write "$res" "make bench-ab REV=$2 KVER=$kver (tests/bench/ab.sh $kver $2)" "module a: $va" "module b: $vb" "rev b: $sha"

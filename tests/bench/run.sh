@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # `make bench`: one VM boot per kernel runs tests/bench/guest.sh; the table
-# and plot go to results/bench/<kver>/ (table.md, bench.png, raw.csv).
+# and plot go to results/bench/<kver>/<run-id>/ (table.md, bench.png,
+# raw.csv, medians.csv, meta.txt: tests/lib/results.sh).
 # Not a timed test: it measures and prints, it asserts nothing.
 #
 # usage: tests/bench/run.sh KVER...
@@ -10,7 +11,9 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 [ $# -gt 0 ] || { echo "usage: tests/bench/run.sh KVER..." >&2; exit 2; }
-die() { echo "bench: $*" >&2; exit 1; }
+die() { [ -n "${res:-}" ] && rmdir "$res" 2> /dev/null; echo "bench: $*" >&2; exit 1; }
+# shellcheck source=tests/lib/results.sh
+. "$top/tests/lib/results.sh"
 mkdir -p build
 
 for kver in "$@"; do
@@ -22,7 +25,7 @@ for kver in "$@"; do
 	make -s -C tests/bin > /dev/null || die "cannot build tests/bin"
 
 	out=$top/build/vm
-	res=$top/results/bench/$kver
+	res=$(fb_results_dir bench "$kver") || die "cannot make the results directory"
 	mkdir -p "$out" "$res"
 	csv=$out/bench-$kver.csv
 	rm -f "$csv"
@@ -33,4 +36,7 @@ for kver in "$@"; do
 	cp "$csv" "$res/raw.csv"
 	sh tests/bench/report.sh "$res/raw.csv" "$res" "fuse-backport $(modinfo -F version "$(find "$top/build/$kver" -maxdepth 1 -name "*.ko" | head -n 1)") on Debian $kver, QEMU TCG 2 vCPUs" ||
 		die "cannot make the report"
+	fb_meta_write "$res" "make bench KVER=$kver (tests/bench/run.sh $*)" \
+		"module: $(modinfo -F version "$(find "$top/build/$kver" -maxdepth 1 -name "*.ko" | head -n 1)")"
+	res=""
 done
