@@ -37,8 +37,10 @@ FB_OUT=$top/build/vm "$top/tests/vm/run.sh" --kver "$kver" --timeout 600 -- \
 	sh "$top/tests/guest/demo.sh" "$top/build/$kver"
 rc=$?
 
-t=results/bench/$kver/table.md
-if [ -f "$t" ]; then
+# the newest recorded run (results/bench/KVER/RUN-ID/, tests/lib/results.sh)
+t=""
+for f in results/bench/"$kver"/*/table.md; do [ -f "$f" ] && t=$f; done
+if [ -n "$t" ]; then
 	echo
 	echo "== latest benchmark ($t; plot: ${t%table.md}bench.png)"
 	cat "$t"
