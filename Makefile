@@ -140,3 +140,10 @@ clean:
 
 distclean: clean
 	rm -rf src/upstream src/upstream-unpatched src/upstream-*
+
+# The docs generated from the pins and results/ (dev/docs.sh): the README's
+# kernel table, docs/coverage.md, docs/benchmarks.md. make check's "docs"
+# section fails when they differ from what `make docs` renders.
+.PHONY: docs
+docs:
+	sh dev/docs.sh
