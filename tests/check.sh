@@ -73,7 +73,7 @@ $(printf '%-28s %4s passed %4s failed %4s skipped %5s s' "$name" "$p" "$f" "${s:
 
 lint() {
 	n=0 bad=0
-	for f in scripts/*.sh tests/*.sh tests/*/*.sh; do
+	for f in scripts/*.sh dev/*.sh tests/*.sh tests/*/*.sh; do
 		n=$((n + 1))
 		if shellcheck -x "$f" > "$logs/shellcheck.out" 2>&1; then
 			echo "ok $n - shellcheck $f"
@@ -107,6 +107,9 @@ lint() {
 	echo "lint: $((n - bad)) passed, $bad failed"
 }
 
+# The generated docs are what the pins and results/ give (dev/docs.sh): on
+# the host, before anything is built.
+section docs sh tests/docs/check.sh
 make -s import-all > "$logs/import.log" 2>&1 || { cat "$logs/import.log"; echo "check: 0 passed, 1 failed"; exit 1; }
 
 section lint lint
