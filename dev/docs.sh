@@ -53,20 +53,30 @@ for b in $bases; do
 	done
 done
 
+# $tmp/pins: base TAB KERNEL_MIN TAB KERNEL_MAX TAB module version
+for b in $bases; do
+	printf '%s\t%s\t%s\t%s+fb%s\n' "$b" "$(pin "$b" KERNEL_MIN)" "$(pin "$b" KERNEL_MAX)" \
+		"$(pin "$b" UPSTREAM_VERSION)" "$(pin "$b" FB_RELEASE)"
+done > "$tmp/pins"
+# In awk: sv(SERIES) orders "major.minor"; base_of(KVER) needs lo[], hi[]
+# and bl[1..nb] from $tmp/pins.
+awk_base='
+	function sv(x,  v) { split(x, v, "."); return v[1] * 1000 + v[2] }
+	function base_of(k,  s, i) {
+		if (!match(k, /^[0-9]+\.[0-9]+/)) return ""
+		s = sv(substr(k, 1, RLENGTH))
+		for (i = 1; i <= nb; i++)
+			if (sv(lo[bl[i]]) <= s && s <= sv(hi[bl[i]])) return bl[i]
+		return ""
+	}'
 # base_of KVER: the base whose KERNEL_MIN..KERNEL_MAX holds KVER's series
 base_of() {
-	s=$(echo "$1" | sed -n 's/^\([0-9][0-9]*\.[0-9][0-9]*\).*/\1/p')
-	for b in $bases; do
-		lo=$(pin "$b" KERNEL_MIN) hi=$(pin "$b" KERNEL_MAX)
-		if [ "$(printf '%s\n%s\n' "$lo" "$s" | sort -V | head -n 1)" = "$lo" ] &&
-			[ "$(printf '%s\n%s\n' "$hi" "$s" | sort -V | head -n 1)" = "$s" ]; then
-			echo "$b"
-			return 0
-		fi
-	done
-	return 1
+	b=$(awk -F'\t' -v k="$1" "$awk_base"'
+		{ nb++; bl[nb] = $1; lo[$1] = $2; hi[$1] = $3 }
+		END { print base_of(k) }' "$tmp/pins")
+	[ -n "$b" ] && echo "$b"
 }
-modver() { echo "$(pin "$1" UPSTREAM_VERSION)+fb$(pin "$1" FB_RELEASE)"; }
+modver() { awk -F'\t' -v b="$1" '$1 == b { print $4 }' "$tmp/pins"; }
 flavor_name() {
 	case $1 in
 	dropin) echo drop-in ;;
@@ -182,26 +192,28 @@ write "$out/README.md" < "$tmp/README.md"
 	echo
 	echo "| kernel | base | flavor | headers from | build | VM | VM plan | from |"
 	echo "|---|---|---|---|---|---|---|---|"
-	{ cut -f1 "$tmp/build"; cut -f1 "$tmp/vm"; } | sort -V -u | while read -r k; do
-		bl=$(awk -F'\t' -v k="$k" '$1 == k' "$tmp/build")
-		vl=$(awk -F'\t' -v k="$k" '$1 == k' "$tmp/vm")
-		if [ -n "$bl" ]; then
-			base=$(echo "$bl" | cut -f3) fl=$(flavor_name "$(echo "$bl" | cut -f4)")
-			hfrom=$(echo "$bl" | cut -f2) build=$(echo "$bl" | cut -f5)
-			bsrc=$(echo "$bl" | cut -f6)
-			from="[build](../$bsrc)"
-		else
-			base=$(base_of "$k" || echo "outside every base") fl="–" hfrom="–" build="–" from=""
-		fi
-		if [ -n "$vl" ]; then
-			vm=$(echo "$vl" | cut -f2) vplan=$(echo "$vl" | cut -f3)
-			vsrc=$(echo "$vl" | cut -f4)
-			from="$from${from:+, }[VM](../$vsrc)"
-		else
-			vm="–" vplan="–"
-		fi
-		echo "| $k | $base | $fl | $hfrom | $build | $vm | $vplan | $from |"
-	done
+	{ cut -f1 "$tmp/build"; cut -f1 "$tmp/vm"; } | sort -V -u > "$tmp/kernels"
+	awk -F'\t' -v P="$tmp/pins" -v B="$tmp/build" -v V="$tmp/vm" "$awk_base"'
+		FILENAME == P { nb++; bl[nb] = $1; lo[$1] = $2; hi[$1] = $3; next }
+		FILENAME == B { b[$1] = $0; next }
+		FILENAME == V { v[$1] = $0; next }
+		{
+			k = $1; from = ""
+			if (k in b) {
+				split(b[k], c, "\t")
+				base = c[3]; fl = c[4] == "dropin" ? "drop-in" : c[4]
+				hf = c[2]; build = c[5]; from = "[build](../" c[6] ")"
+			} else {
+				base = base_of(k); if (base == "") base = "outside every base"
+				fl = hf = build = "–"
+			}
+			if (k in v) {
+				split(v[k], c, "\t")
+				vm = c[2]; plan = c[3]; from = from (from == "" ? "" : ", ") "[VM](../" c[4] ")"
+			} else
+				vm = plan = "–"
+			print "| " k " | " base " | " fl " | " hf " | " build " | " vm " | " plan " | " from " |"
+		}' "$tmp/pins" "$tmp/build" "$tmp/vm" "$tmp/kernels"
 	echo
 	echo "Build runs:"
 	echo
