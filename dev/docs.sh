@@ -129,7 +129,8 @@ for k in $(kvers vm); do
 	f=results/vm/$k/$r/report.md
 	line=$(grep -E '^[A-Za-z0-9_.+-]*: [0-9]+ passed, [0-9]+ failed' "$top/$f" | tail -n 1)
 	[ -n "$line" ] || line="x: no result line"
-	plan=$(tr '\n' ' ' < "$top/results/vm/$k/$r/plan" 2> /dev/null | sed 's/ *$//')
+	plan=""
+	[ -f "$top/results/vm/$k/$r/plan" ] && plan=$(tr '\n' ' ' < "$top/results/vm/$k/$r/plan" | sed 's/ *$//')
 	printf '%s\t%s\t%s\t%s\n' "$k" "${line#*: }" "${plan:-?}" "$f"
 done > "$tmp/vm"
 
