@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * fuse-backport run / mount.fusebp: what the command (mount.c) and the
- * supervisor (supervise.c) share.
+ * fuse-backport run / mount.fusebp: what the parts of the command share:
+ * the options (mountopts.c), the device (device.c), the mount (mount.c),
+ * its two front ends (run.c: `run`, mount_helper.c: mount.fusebp) and the
+ * supervisor (supervise.c).
  */
 #ifndef FB_MOUNT_H
 #define FB_MOUNT_H
@@ -59,6 +61,26 @@ struct supervisor_report {
 	int not_served;		/* the daemon mounted by itself, not on fd N */
 	char what[160];		/* what happened (not_served: its own mount) */
 };
+
+/* mountopts.c */
+void opts_init(struct mount_options *opts);
+/* Parse the -o list LIST; 0, or -1 after a message. */
+int parse_opts(struct mount_options *opts, const char *list, bool from_daemon);
+/* Append OPT to the comma separated *LIST. */
+void append(char **list, const char *opt);
+bool valid_subtype(const char *s);
+int parse_type(struct mount_job *j, const char *type, char **sub);
+const char *base_name(const char *p);
+
+/* device.c */
+int choose_fuse(struct mount_job *j, const char **type);
+void note_fallback(struct mount_job *j, const char *type);
+char *mounted_on(const char *path);
+/* The minor of misc device NAME in /proc/misc, or NULL. */
+char *proc_misc_minor(const char *name);
+
+/* mount.c: checks, open, mount; then supervise. Returns the exit status. */
+int mount_and_run(struct mount_job *j);
 
 /*
  * In the supervisor (a child of the command): start the daemon, send one

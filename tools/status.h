@@ -4,7 +4,10 @@
  *
  *   status_collect.c  read the system: /proc, /sys/module, modinfo,
  *                     /lib/modules, the DKMS tree, mountinfo, the
- *                     throwaway-mount probe (probe.c); no judgement
+ *                     throwaway-mount probe (probe.c); no judgement;
+ *                     its parts: status_kernels.c (installed kernels),
+ *                     status_servers.c (who serves each type),
+ *                     status_mounts.c (FUSE mounts)
  *   status_judge.c    decide: who serves each type (a decision table),
  *                     the problems and notes, the exit status
  *   status_print.c    print it: text for a terminal, or JSON
@@ -131,6 +134,22 @@ struct fuse_state {
 int collect_status(struct fuse_state *st);
 /* Is V the version of a module of ours ("...+fbN")? */
 bool is_ours_version(const char *v);
+/* What the parts of the collection share (status_collect.c). */
+bool modinfo_read(const char *file, struct modinfo *mi);
+char *modules_dep_file(const char *kver, const char *name);
+char config_value(const char *path, const char *name);
+char *kernel_config_file(const char *kver);
+
+/* status_kernels.c */
+int survey_kernels(struct fuse_state *st);
+
+/* status_servers.c */
+void read_kallsyms(struct fuse_state *st);
+void survey_type_server(struct fuse_state *st, struct type_server *srv, const char *fstype,
+			const char *modname);
+
+/* status_mounts.c */
+int survey_mounts(struct fuse_state *st);
 
 /* status_judge.c */
 extern const char *const server_kind_text[];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * fbtestd - reply sending and fault injection.
+ * fbtestd - fault injection.
  *
  * A fault replaces (or accompanies) the correct reply to the first
  * --fault-count requests of its opcode with a malformed one.  Classes:
@@ -393,16 +393,6 @@ void fb_fault_note(const struct fb_req *req, const struct fb_fault *f,
 		err ? strerror(err) : "ok");
 }
 
-ssize_t fb_send_raw(int fd, const void *buf, size_t len)
-{
-	ssize_t n;
-
-	do {
-		n = write(fd, buf, len);
-	} while (n < 0 && errno == EINTR);
-	return n;
-}
-
 /* send a malformed message; record and log the kernel's answer */
 static void send_bad(const struct fb_req *req, const struct fb_fault *f,
 		     const void *buf, size_t len, const char *what)
@@ -627,20 +617,16 @@ static void apply(struct fb_fault *f, struct fb_req *req)
 	send_good(req, f, len);
 }
 
-int fb_send_reply(struct fb_req *req)
+/*
+ * fb_send_reply's hook, once the reply header is filled in: a fault sends
+ * this reply (or what it makes of it).  False when none applies: the reply
+ * goes as it is.
+ */
+bool fb_fault_reply(struct fb_req *req)
 {
 	struct fuse_out_header *oh = req->oh;
 	struct fb_fault *f;
 	ssize_t n;
-
-	fb_log_request(req);
-	if (req->noreply)
-		return 0;
-	if (req->error)
-		req->outlen = 0;
-	oh->unique = req->in->unique;
-	oh->error = req->error;
-	oh->len = sizeof(*oh) + req->outlen;
 
 	if (req->ofault) {
 		/* open-time fault: this reply carries the bogus open result */
@@ -652,7 +638,7 @@ int fb_send_reply(struct fb_req *req)
 			      "open answered with the ioctl error" :
 			      "FOPEN_PASSTHROUGH open reply", n,
 			      n < 0 ? errno : 0);
-		return 0;
+		return true;
 	}
 
 	f = fault_take(req, false);
@@ -663,19 +649,7 @@ int fb_send_reply(struct fb_req *req)
 		/* the kernel never learnt about the node we looked up */
 		if (consumed && req->entry_nodeid && !req->error)
 			fb_node_unref_lookup(req->entry_nodeid);
-		return 0;
+		return true;
 	}
-
-	n = fb_send_raw(req->fd, oh, oh->len);
-	if (n < 0) {
-		int err = errno;
-
-		if (err != ENOENT)
-			fb_errmsg("reply to %s unique=%llu: %s",
-				  fb_opname(req->in->opcode),
-				  (unsigned long long)req->in->unique,
-				  strerror(err));
-		return err;
-	}
-	return 0;
+	return false;
 }

@@ -2,8 +2,10 @@
 /*
  * fbtestd - protocol-level FUSE test daemon (no libfuse).
  *
- * Shared declarations of main.c (setup, threads, statistics), ops.c (node
- * table and request handlers) and fault.c (malformed replies).
+ * Shared declarations of main.c (options, setup, messages), serve.c
+ * (threads, signals, statistics), the request handlers (ops.h: node.c,
+ * attr.c, dir.c, backing.c, io.c, xattr.c, init.c, dispatch.c), reply.c
+ * (sending replies) and fault.c (malformed replies).
  */
 #ifndef FBTESTD_H
 #define FBTESTD_H
@@ -109,18 +111,26 @@ extern struct fb_session sess;
 extern struct fb_stats stats;
 
 /* main.c */
+extern bool mounted_here;	/* the mount is ours to remove on failure */
 void fb_log_request(const struct fb_req *req);
 void fb_errmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *fb_opname(uint32_t opcode);
 int fb_opcode_by_name(const char *name);
 void fb_stat_max(uint64_t *cur, uint64_t *max);
 
-/* ops.c */
+/* serve.c: pfd, the pipe to the parent (-1: foreground) */
+int serve(int pfd);
+
+/* node.c, dispatch.c */
 int fb_nodes_init(int rootfd);
 void fb_dispatch(struct fb_req *req);
 void fb_node_unref_lookup(uint64_t nodeid);
 void fb_notify_inval_all(void);
 bool fb_node_is_reg(uint64_t nodeid);
+
+/* reply.c */
+int fb_send_reply(struct fb_req *req);
+ssize_t fb_send_raw(int fd, const void *buf, size_t len);
 
 /* fault.c */
 int fb_fault_add(const char *name);
@@ -130,8 +140,8 @@ void fb_fault_set_uid(uint32_t uid);
 int fb_fault_validate(void);
 void fb_fault_list(void);
 bool fb_fault_need_passthrough(void);
-int fb_send_reply(struct fb_req *req);
-ssize_t fb_send_raw(int fd, const void *buf, size_t len);
+/* the faults of a reply: true when one sent it */
+bool fb_fault_reply(struct fb_req *req);
 /* open-time (passthrough/backing) faults */
 struct fb_fault *fb_fault_take_open(const struct fb_req *req);
 bool fb_fault_write_lost(const struct fb_req *req);
