@@ -84,7 +84,7 @@ not-in-tmp:
 	@case "$$(pwd -P)/" in /tmp/*) echo "make: the checkout $(CURDIR) is under /tmp, which the test VM replaces with its own tmpfs: clone it elsewhere (e.g. /root or /srv)" >&2; exit 1 ;; esac
 
 check-vm: not-in-tmp
-	sh tests/run-vm.sh $(KVER) $(SUITES)
+	sh tests/vm/run-suites.sh $(KVER) $(SUITES)
 
 # The suites on a lockdep/KASAN kernel built from the pinned base (once per
 # machine, under /var/cache/fuse-backport/debug-kernel): tests/debug/run.sh.

@@ -73,7 +73,7 @@ $(printf '%-28s %4s passed %4s failed %4s skipped %5s s' "$name" "$p" "$f" "${s:
 
 lint() {
 	n=0 bad=0
-	for f in scripts/*.sh tests/*.sh tests/*/*.sh; do
+	for f in scripts/*.sh tests/*.sh tests/*/*.sh tests/*/*/*.sh; do
 		n=$((n + 1))
 		if shellcheck -x "$f" > "$logs/shellcheck.out" 2>&1; then
 			echo "ok $n - shellcheck $f"
@@ -166,22 +166,22 @@ vm_first="smoke integrity aio faults parallel security dropin status libfuse spl
 vm_run() {
 	k=$1
 	if [ "$full" = 1 ]; then
-		sh tests/run-vm.sh "$k"
+		sh tests/vm/run-suites.sh "$k"
 		return
 	fi
 	if [ "$2" = 1 ]; then
 		# shellcheck disable=SC2086 # a list of suites
 		set -- env FB_FAULTS_CYCLES=20 FB_FAULTS_MODCYCLES=10 FB_STOCK_DROP="smoke dropin status libfuse" \
-			sh tests/run-vm.sh "$k" $vm_first
+			sh tests/vm/run-suites.sh "$k" $vm_first
 		note="suites $vm_first (badinput on 6.1); stock runs parallel and security; 20 mount and 10 module cycles; FB_CHECK_FULL=1 runs every suite on stock and ours and 50/20 cycles"
 	elif [ "$(bash scripts/flavor.sh --base "$k" /nonexistent 2> /dev/null | cut -d' ' -f1)" = 6.12 ]; then
 		# shellcheck disable=SC2086 # a list of suites
 		set -- env FB_VM_TARGETS=ours FB_INTEGRITY_MODES="pt-parallel cached" FB_AIO_MODES="parallel cached" \
-			FB_FAULTS_CYCLES=10 FB_FAULTS_MODCYCLES=5 sh tests/run-vm.sh "$k" $vm_61
+			FB_FAULTS_CYCLES=10 FB_FAULTS_MODCYCLES=5 sh tests/vm/run-suites.sh "$k" $vm_61
 		note="ours only, suites $vm_61; integrity modes pt-parallel, cached; aio parallel, cached; 10 mount and 5 module cycles; FB_CHECK_FULL=1 runs stock and the unpatched base too, every suite in every mode and 50/20 cycles"
 	else
 		# shellcheck disable=SC2086 # a list of suites
-		set -- env FB_VM_TARGETS=ours sh tests/run-vm.sh "$k" $vm_core
+		set -- env FB_VM_TARGETS=ours sh tests/vm/run-suites.sh "$k" $vm_core
 		note="ours only, suites $vm_core; FB_CHECK_FULL=1 runs stock and the unpatched base too, every suite in every mode"
 	fi
 	"$@"

@@ -33,8 +33,8 @@ for m in build/"$kver"/*.ko; do
 done
 
 echo "== in a VM booting Debian's $kver"
-FB_OUT=$top/build/vm "$top/tests/vm/run.sh" --kver "$kver" --timeout 600 -- \
-	sh "$top/tests/guest/demo.sh" "$top/build/$kver"
+FB_OUT=$top/build/vm "$top/tests/vm/boot.sh" --kver "$kver" --timeout 600 -- \
+	sh "$top/tests/vm/guest/demo.sh" "$top/build/$kver"
 rc=$?
 
 t=results/bench/$kver/table.md

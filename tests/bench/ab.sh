@@ -3,7 +3,7 @@
 # `make bench-ab`: did a change to the series cost or gain anything? Our
 # module built from this tree ("a") and from git revision REV ("b", in a
 # worktree under build/ab/), side by side in one boot of KVER, with raw XFS:
-# tests/bench/ab-guest.sh. The table of medians goes to
+# tests/vm/guest/bench-ab.sh. The table of medians goes to
 # results/bench/<kver>-ab-<rev>/ (table.md, raw.csv). Not a timed test: it
 # measures and prints, it asserts nothing.
 #
@@ -45,8 +45,8 @@ mkdir -p "$out" "$res"
 csv=$out/bench-ab-$kver.csv
 rm -f "$csv"
 FB_OUT=$out FB_MODDIR="$top/build/$kver" FB_MODDIR_UNPATCHED="$wt/build/$kver" \
-	"$top/tests/vm/run.sh" --kver "$kver" --timeout 3600 --log "$out/bench-ab-$kver.log" -- \
-	sh "$top/tests/bench/ab-guest.sh" "$csv" ||
+	"$top/tests/vm/boot.sh" --kver "$kver" --timeout 3600 --log "$out/bench-ab-$kver.log" -- \
+	sh "$top/tests/vm/guest/bench-ab.sh" "$csv" ||
 	die "the benchmark VM run failed (log: $out/bench-ab-$kver.log)"
 cp "$csv" "$res/raw.csv"
 

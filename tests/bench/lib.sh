@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=sh
-# In the guest: what the benchmarks share (tests/bench/guest.sh, ab-guest.sh).
+# In the guest: what the benchmarks share (tests/vm/guest/bench.sh, bench-ab.sh).
 #   bench_devices            XFS on two memory-backed null_blk devices through
 #                            configfs: /tmp/nbdelay (completion delay 50 us)
 #                            and /tmp/nbfast (none)

@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# `make bench`: one VM boot per kernel runs tests/bench/guest.sh; the table
+# `make bench`: one VM boot per kernel runs tests/vm/guest/bench.sh; the table
 # and plot go to results/bench/<kver>/ (table.md, bench.png, raw.csv).
 # Not a timed test: it measures and prints, it asserts nothing.
 #
 # usage: tests/bench/run.sh KVER...
-# environment: FB_BENCH_REPS, FB_BENCH_RUNTIME, FB_BENCH_QUICK (see guest.sh)
+# environment: FB_BENCH_REPS, FB_BENCH_RUNTIME, FB_BENCH_QUICK (see tests/vm/guest/bench.sh)
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
@@ -27,8 +27,8 @@ for kver in "$@"; do
 	csv=$out/bench-$kver.csv
 	rm -f "$csv"
 	FB_OUT=$out FB_MODDIR="$top/build/$kver" FB_MODDIR_UNPATCHED="$top/build/$kver-unpatched" \
-		"$top/tests/vm/run.sh" --kver "$kver" --timeout 3600 --log "$out/bench-$kver.log" -- \
-		sh "$top/tests/bench/guest.sh" "$csv" ||
+		"$top/tests/vm/boot.sh" --kver "$kver" --timeout 3600 --log "$out/bench-$kver.log" -- \
+		sh "$top/tests/vm/guest/bench.sh" "$csv" ||
 		die "the benchmark VM run failed (log: $out/bench-$kver.log)"
 	cp "$csv" "$res/raw.csv"
 	sh tests/bench/report.sh "$res/raw.csv" "$res" "fuse-backport $(modinfo -F version "$(find "$top/build/$kver" -maxdepth 1 -name "*.ko" | head -n 1)") on Debian $kver, QEMU TCG 2 vCPUs" ||

@@ -27,8 +27,8 @@ rm -rf "$results"
 mkdir -p "$results"
 echo "$name: stock FUSE of $kver, splice suite in its own boot (expected: kernel BUG)"
 start=$(date +%s)
-FB_SPLICE_CRASH=1 FB_OUT=$out "$top/tests/vm/run.sh" --kver "$kver" --timeout "${FB_TIMEOUT:-900}" \
-	--log "$results/vm.log" -- sh "$top/tests/guest/main.sh" "$results" stock=splice > /dev/null
+FB_SPLICE_CRASH=1 FB_OUT=$out "$top/tests/vm/boot.sh" --kver "$kver" --timeout "${FB_TIMEOUT:-900}" \
+	--log "$results/vm.log" -- sh "$top/tests/vm/guest/suites.sh" "$results" stock=splice > /dev/null
 vrc=$?
 secs=$(($(date +%s) - start))
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Drop-in suite (guest): on a kernel whose FUSE is a module, our fuse.ko,
-# cuse.ko and virtiofs.ko replace the stock ones; tests/guest/dropin61.sh
+# cuse.ko and virtiofs.ko replace the stock ones; tests/vm/guest/dropin61.sh
 # checks the live versions and round-trips data in every mode over tmpfs and
 # XFS (splice, mmap, libaio). Only for our module in the drop-in flavor.
 FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -17,9 +17,9 @@ if [ ! -f "${FB_MODDIR:-}/fuse.ko" ]; then
 	tap_done
 	exit
 fi
-# tests/guest/main.sh loaded our fuse.ko and mounted its control fs; the
+# tests/vm/guest/suites.sh loaded our fuse.ko and mounted its control fs; the
 # drop-in check starts from the stock modules, so hand it a kernel where
 # nothing of ours is loaded and nothing holds fuse.
 . "$FB_TOP/tests/lib/fuse.sh"
 fb_unload_ours
-exec sh "$FB_TOP/tests/guest/dropin61.sh" "$FB_MODDIR"
+exec sh "$FB_TOP/tests/vm/guest/dropin61.sh" "$FB_MODDIR"

@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Prove the VM runner (tests/vm/run.sh) on real Debian kernels. TAP output,
+# Prove the VM runner (tests/vm/boot.sh) on real Debian kernels. TAP output,
 # then "N passed, N failed"; exit 0 only if nothing failed. Needs root.
 #
 # usage: tests/vm/selftest.sh [KVER...]     (default: 6.12.95+deb12-amd64)
 #
 # Each kernel: fetched through kernel.sh if needed, booted three times (exit 0,
-# exit 7 with output on both streams, one boot running selftest-guest.sh's
+# exit 7 with output on both streams, one boot running guest/selftest.sh's
 # checks). The first kernel also gets the failure cases: a hung guest
 # (--timeout 60), a panicking guest, an unknown kernel. About 4 min for one
 # kernel plus 1.5 min per further kernel on an idle 2-core TCG host (several
@@ -52,7 +52,7 @@ vm() {
 	name=$1
 	shift
 	t0=$(date +%s)
-	"$here/run.sh" --log "$work/$name.log" "$@" >"$work/$name.out" 2>"$work/$name.err"
+	"$here/boot.sh" --log "$work/$name.log" "$@" >"$work/$name.out" 2>"$work/$name.err"
 	rc=$?
 	secs=$(($(date +%s) - t0))
 }
@@ -83,7 +83,7 @@ err-marker" ] && [ ! -s "$work/exit7.err" ] && r=ok
 
 	token=$(date +%s).$$.$n
 	token_file=$work/token.$n
-	vm guest --kver "$kver" -- sh "$here/selftest-guest.sh" "$kver" "$repo" "$token_file" "$token"
+	vm guest --kver "$kver" -- sh "$here/guest/selftest.sh" "$kver" "$repo" "$token_file" "$token"
 	# The busy-loop timing needs the host's 2 cores for the 2 vCPUs: with
 	# other work on the host (load above our own VM's 2), a miss is a skip.
 	load=$(cut -d' ' -f1 /proc/loadavg)

@@ -1,10 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Drop-in check of our modules on Debian 12's 6.1 kernel, run INSIDE a guest
-# booted by tests/vm/run.sh (it unloads and loads fuse, so never on a host):
+# booted by tests/vm/boot.sh (it unloads and loads fuse, so never on a host):
 #
-#   tests/vm/run.sh --kver 6.1.0-57-amd64 -- \
-#       sh tests/guest/dropin61.sh /work/main/build/6.1.0-57-amd64
+#   tests/vm/boot.sh --kver 6.1.0-57-amd64 -- \
+#       sh tests/vm/guest/dropin61.sh /work/main/build/6.1.0-57-amd64
 #
 # Replaces the stock fuse, cuse and virtiofs with ours (BUILD/*.ko), checks
 # /sys/module/fuse/version, then mounts tests/daemon/fbtestd in cached, direct
@@ -19,7 +19,7 @@ set -u
 
 b=${1:?usage: dropin61.sh BUILD_DIR (e.g. build/6.1.0-57-amd64)}
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
+top=$(cd "$here/../../.." && pwd)
 fbtestd=$top/tests/daemon/fbtestd
 py=/usr/bin/python3
 w=/tmp/fb-dropin61
@@ -64,7 +64,7 @@ done
 echo "# kernel $(uname -r), modules from $b"
 
 # --- modules ---------------------------------------------------------------
-# A marker, not dmesg -C: the caller (tests/guest/main.sh) scans the log
+# A marker, not dmesg -C: the caller (tests/vm/guest/suites.sh) scans the log
 # from its own marker, which must stay.
 dmesg_mark="fb-dropin61: begin $$ $(date +%s)"
 echo "$dmesg_mark" >/dev/kmsg

@@ -5,7 +5,7 @@
 # run the suites against ours and (see stock_drop below) the stock FUSE,
 # print the report.
 #
-# usage: tests/run-vm.sh KVER [SUITE...]
+# usage: tests/vm/run-suites.sh KVER [SUITE...]
 # environment: FB_TIMEOUT (whole VM run, default 2700 s); FB_CHECK_FULL=1 or
 #   FB_STOCK_ALL=1 (the data and fault suites on stock too); FB_STOCK_DROP
 #   (suites stock leaves out besides those); FB_KDIR (a built
@@ -14,8 +14,8 @@
 #   in order, default "stock ours unpatched"); FB_VM_MEM (guest MiB)
 set -u
 
-top=$(cd "$(dirname "$0")/.." && pwd)
-kver=${1:?usage: run-vm.sh KVER [SUITE...]}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+kver=${1:?usage: run-suites.sh KVER [SUITE...]}
 shift
 all_suites="smoke integrity aio faults badinput parallel security dropin status libfuse splice"
 # daemons (real FUSE daemons, ~4 min a kernel) only in the full run
@@ -26,13 +26,13 @@ for s in $want; do
 	if [ -f "$top/tests/suites/$s.sh" ]; then
 		suites="$suites,$s"
 	else
-		echo "run-vm: no suite '$s' yet (tests/suites/$s.sh)" >&2
+		echo "run-suites: no suite '$s' yet (tests/suites/$s.sh)" >&2
 	fi
 done
 suites=${suites#,}
-[ -n "$suites" ] || { echo "run-vm: no suites to run" >&2; exit 1; }
+[ -n "$suites" ] || { echo "run-suites: no suites to run" >&2; exit 1; }
 
-die() { echo "run-vm: $*" >&2; echo "vm-$kver: 0 passed, 1 failed"; exit 1; }
+die() { echo "run-suites: $*" >&2; echo "vm-$kver: 0 passed, 1 failed"; exit 1; }
 
 # The guest gets a fresh /tmp: a checkout there is invisible to it.
 case $(cd "$top" && pwd -P)/ in
@@ -113,18 +113,18 @@ plan=${plan# }
 echo "$plan" > "$results/plan"
 echo "$kver" > "$results/kver"
 
-echo "run-vm: $kver: suites $suites"
+echo "run-suites: $kver: suites $suites"
 boot="--kver $kver"
 [ -n "${FB_KDIR:-}" ] && boot="--kdir $FB_KDIR"
 # shellcheck disable=SC2086 # one word per target; boot: option and value
 FB_OUT=$out FB_MODDIR="$top/build/$kver" FB_MODDIR_UNPATCHED="$top/build/$kver-unpatched" \
-	FB_KMOD_DIR=$kmod "$top/tests/vm/run.sh" $boot --mem "${FB_VM_MEM:-2048}" --timeout "${FB_TIMEOUT:-2700}" \
-	--log "$results/vm.log" -- sh "$top/tests/guest/main.sh" "$results" $plan
+	FB_KMOD_DIR=$kmod "$top/tests/vm/boot.sh" $boot --mem "${FB_VM_MEM:-2048}" --timeout "${FB_TIMEOUT:-2700}" \
+	--log "$results/vm.log" -- sh "$top/tests/vm/guest/suites.sh" "$results" $plan
 vrc=$?
-[ $vrc = 0 ] || echo "run-vm: the VM run ended with status $vrc (log: $results/vm.log)" >&2
+[ $vrc = 0 ] || echo "run-suites: the VM run ended with status $vrc (log: $results/vm.log)" >&2
 
 # not through a pipe: its status is the report's
-"$top/tests/report.sh" "$results" "vm-$kver" > "$results/report.md"
+"$top/tests/vm/report.sh" "$results" "vm-$kver" > "$results/report.md"
 rrc=$?
 cat "$results/report.md"
 [ $vrc = 0 ] && [ $rrc = 0 ]

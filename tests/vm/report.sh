@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Sum up a VM run's results (tests/guest/main.sh) as a table of suites by
+# Sum up a VM run's results (tests/vm/guest/suites.sh) as a table of suites by
 # target, list every failure, and end with "NAME: N passed, N failed, N
 # skipped".
 #
-# The run's plan (RESULTS/plan, "TARGET=SUITE,SUITE ..." as run-vm.sh gave
-# it to main.sh) says which target x suite must have a result. Each of these
+# The run's plan (RESULTS/plan, "TARGET=SUITE,SUITE ..." as run-suites.sh gave
+# it to guest/suites.sh) says which target x suite must have a result. Each of these
 # is a failure:
 #   - a planned target x suite without a TAP file (the VM died before it);
 #   - a TAP file without its plan line, or with fewer or more results than
@@ -19,12 +19,12 @@
 #   - a hit in the guest's final kernel log (RESULTS/dmesg), or no final
 #     kernel log at all.
 #
-# usage: tests/report.sh RESULTS NAME
+# usage: tests/vm/report.sh RESULTS NAME
 # environment: FB_SKIPS (allowlist directory, default tests/skips)
 set -u
 results=${1:?usage: report.sh RESULTS NAME}
 name=${2:-vm}
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 skipdir=${FB_SKIPS:-$top/tests/skips}
 # What the kernel log must not show (tests/lib/fuse.sh, fb_klog_clean).
 klog_re='WARNING:|BUG:|Oops|general protection|lockdep|refcount_t|list_add corruption|blocked for more than|rcu_sched detected stall|rcu_preempt detected stall|rcu: INFO:|detected stalls on CPUs|Call Trace|Busy inodes|KASAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|sleeping function called from invalid context|DEBUG_LOCKS_WARN|list_del corruption'
