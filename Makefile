@@ -76,7 +76,7 @@ check-build: import-all
 	FB_WERROR=0 sh scripts/check-build.sh
 
 check-tools:
-	sh tests/tools/run.sh
+	sh tests/host-scripts/run.sh
 
 # The VM gets a fresh /tmp of its own: a checkout under the host's /tmp is
 # invisible in it.

@@ -110,8 +110,8 @@ lint() {
 make -s import-all > "$logs/import.log" 2>&1 || { cat "$logs/import.log"; echo "check: 0 passed, 1 failed"; exit 1; }
 
 section lint lint
-section tools sh tests/tools/run.sh
-section tools-user sh -c 'make -s -C tools > /dev/null && sh tests/tools-user/run.sh'
+section tools sh tests/host-scripts/run.sh
+section tools-user sh -c 'make -s -C tools > /dev/null && sh tests/host-tools/run.sh'
 section build-matrix sh scripts/check-build.sh
 # shellcheck disable=SC2086 # a list of kernels
 section dkms sh tests/dkms/run.sh $dkms_kvers

@@ -139,7 +139,7 @@ fi
 if ! grep -qw fuse /proc/filesystems || [ ! -c /dev/fuse ]; then
 	n=$((n + 1)) skip=$((skip + 1))
 	echo "ok $n - # SKIP probe time limit: no FUSE on this host"
-elif ! cc -o "$work/fbstall" "$top/tests/tools-user/fbstall.c" 2> "$work/cc.err"; then
+elif ! cc -o "$work/fbstall" "$top/tests/host-tools/fbstall.c" 2> "$work/cc.err"; then
 	n=$((n + 1)) skip=$((skip + 1))
 	echo "ok $n - # SKIP probe time limit: cannot build fbstall ($(head -n 1 "$work/cc.err"))"
 else
