@@ -6,7 +6,7 @@
 # module, builds our module against it (the drop-in flavor), boots the tree
 # with virtme-ng and runs the suites for our module there. Any lockdep, KASAN
 # or sleep-in-atomic report fails the suite it came in (the kernel-log scan of
-# tests/lib/fuse.sh, FB_KLOG_RE) or the run (the final kernel log,
+# tests/lib/klog.sh, FB_KLOG_RE) or the run (the final kernel log,
 # tests/vm/report.sh). The run also fails when the checkers were not on: lockdep
 # must still be active at the end (it turns itself off at its first report,
 # so a report at boot would blind it) and KASAN must have initialized.

@@ -26,8 +26,8 @@ results=${1:?usage: report.sh RESULTS NAME}
 name=${2:-vm}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 skipdir=${FB_SKIPS:-$top/tests/skips}
-# What the kernel log must not show (tests/lib/fuse.sh, fb_klog_clean).
-klog_re='WARNING:|BUG:|Oops|general protection|lockdep|refcount_t|list_add corruption|blocked for more than|rcu_sched detected stall|rcu_preempt detected stall|rcu: INFO:|detected stalls on CPUs|Call Trace|Busy inodes|KASAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|sleeping function called from invalid context|DEBUG_LOCKS_WARN|list_del corruption'
+# What the kernel log must not show: FB_KLOG_RE, the same as the per-suite scan.
+. "$top/tests/lib/klog.sh"
 
 kver=$(cat "$results/kver" 2> /dev/null)
 if [ -f "$results/plan" ]; then
@@ -179,7 +179,7 @@ if [ ! -s "$results/dmesg" ]; then
 	addfail "final kernel log: $results/dmesg is missing (the VM run did not finish)"
 # A lockdep kernel (tests/debug/kernel.sh) says so at boot: that banner is
 # no report.
-elif grep -E "$klog_re" "$results/dmesg" | grep -v 'rcu:[[:space:]]*RCU lockdep checking is enabled\.$' > "$results/final.klog"; then
+elif grep -E "$FB_KLOG_RE" "$results/dmesg" | grep -v 'rcu:[[:space:]]*RCU lockdep checking is enabled\.$' > "$results/final.klog"; then
 	fail=$((fail + 1))
 	addfail "final kernel log: $(head -n 2 "$results/final.klog" | tr '\n' ' ')"
 fi
