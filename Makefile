@@ -49,7 +49,7 @@ endif
 
 .PHONY: all deps deps-test import import-all modules check-build check-tools check-vm check-debug \
 	check bench bench-ab demo dkms-install checkpatch clean distclean \
-	deps-pkg deb rpm kmod-deb repo not-in-tmp
+	deps-pkg deb rpm kmod-deb repo not-in-tmp test-progs
 
 all: modules
 
@@ -74,6 +74,11 @@ modules: import
 
 check-build: import-all
 	FB_WERROR=0 sh scripts/check-build.sh
+
+# Every C test helper, in one build (tests/Makefile); the VM runner, bench,
+# the demo and the host tests all build them through it.
+test-progs:
+	$(MAKE) -s -C tests
 
 check-tools:
 	sh tests/host-scripts/run.sh

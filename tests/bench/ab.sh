@@ -31,7 +31,7 @@ fi
 # a: this tree
 sh scripts/build-for.sh "$kver" all > build/ab/modules-a.log 2>&1 ||
 	die "cannot build this tree's module for $kver (build/ab/modules-a.log)"
-make -s -C tests/daemon FUSE_UAPI="$top/src/upstream/include/uapi" > /dev/null || die "cannot build fbtestd"
+make -s -C tests daemon > /dev/null || die "cannot build fbtestd (make -C tests daemon)"
 
 ko() { find "$1" -maxdepth 1 -name "*.ko" | head -n 1; }
 va=$(modinfo -F version "$(ko "build/$kver")")

@@ -18,8 +18,7 @@ for kver in "$@"; do
 		die "cannot build our module for $kver (build/bench-modules.log)"
 	sh scripts/build-for.sh "$kver" none >> "build/bench-modules.log" 2>&1 ||
 		die "cannot build the unpatched base for $kver"
-	make -s -C tests/daemon FUSE_UAPI="$top/src/upstream/include/uapi" > /dev/null || die "cannot build fbtestd"
-	make -s -C tests/bin > /dev/null || die "cannot build tests/bin"
+	make -s -C tests daemon bin > /dev/null || die "cannot build fbtestd and tests/bin (make -C tests daemon bin)"
 
 	out=$top/build/vm
 	res=$top/results/bench/$kver

@@ -139,7 +139,7 @@ fi
 if ! grep -qw fuse /proc/filesystems || [ ! -c /dev/fuse ]; then
 	n=$((n + 1)) skip=$((skip + 1))
 	echo "ok $n - # SKIP probe time limit: no FUSE on this host"
-elif ! cc -o "$work/fbstall" "$top/tests/host-tools/fbstall.c" 2> "$work/cc.err"; then
+elif ! make -s -C "$top/tests" host-tools > "$work/cc.err" 2>&1; then
 	n=$((n + 1)) skip=$((skip + 1))
 	echo "ok $n - # SKIP probe time limit: cannot build fbstall ($(head -n 1 "$work/cc.err"))"
 else
@@ -153,7 +153,7 @@ else
 			i=$((i + 1)); [ $i -gt 50 ] && exit 98; sleep 0.1
 		done
 		timeout -k 5 40 "$3" status > "$2/stall.out" 2> "$2/stall.err"' \
-		sh "$work/fbstall" "$work" "$tool"
+		sh "$top/tests/host-tools/fbstall" "$work" "$tool"
 	rc=$?
 	t=$(($(date +%s) - t0))
 	kill "$(cat "$work/stall.pid")" 2> /dev/null
@@ -267,10 +267,9 @@ else
 	# fstab with -o fallback: mount(8) runs mount.fusebp (through an overlay
 	# on /usr/sbin), which falls back to the kernel's FUSE with one warning
 	# line; status reports the mount degraded; the daemon serves.
-	fbb=$work/fbbacking
-	# shellcheck disable=SC2046 # pkg-config's flags are words
+	fbb=$top/tests/libfuse/fbbacking
 	if ! pkg-config --exists fuse3 ||
-		! cc -o "$fbb" "$top/tests/libfuse/fbbacking.c" "$top/tests/libfuse/backing_ops.c" $(pkg-config --cflags --libs fuse3) 2> "$work/cc.err"; then
+		! make -s -C "$top/tests" libfuse > "$work/cc.err" 2>&1; then
 		n=$((n + 1)) skip=$((skip + 1))
 		echo "ok $n - # SKIP fstab -o fallback: cannot build fbbacking (libfuse3-dev, pkg-config)"
 	elif ! { mkdir -p "$work/sbin" && ln -s "$tool" "$work/sbin/mount.fusebp" &&

@@ -75,7 +75,7 @@ case $b in /*) ;; *) b=$top/$b ;; esac
 for m in fuse cuse virtiofs; do
 	[ -f "$b/$m.ko" ] || bail "no $b/$m.ko (build with: make modules KVER=$(uname -r))"
 done
-[ -x "$fbtestd" ] || bail "no $fbtestd (make -C tests/daemon)"
+[ -x "$fbtestd" ] || bail "no $fbtestd (make -C tests daemon)"
 echo "# kernel $(uname -r), modules from $b"
 
 # --- modules ---------------------------------------------------------------

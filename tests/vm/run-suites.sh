@@ -66,11 +66,10 @@ mkdir -p "$kmod" || die "cannot create $kmod"
 cp "$top"/tests/kmod/*.c "$top/tests/kmod/Kbuild" "$kmod/" || die "cannot copy tests/kmod to $kmod"
 sh scripts/build-for.sh "$kver" kmod "$kmod" > "$top/build/testmod-$kver.log" 2>&1 ||
 	die "building the test modules (tests/kmod) for $kver failed (build/testmod-$kver.log)"
-for d in tests/daemon tests/bin tests/parallel tests/libfuse tests/splice tools; do
-	[ -f "$d/Makefile" ] || continue
-	make -s -C "$d" FUSE_UAPI="$top/src/upstream/include/uapi" > /dev/null ||
-		die "building $d failed"
-done
+# the C test helpers (tests/Makefile) and the userspace tool
+make -s -C tests > "$top/build/test-progs.log" 2>&1 ||
+	{ tail -n 20 "$top/build/test-progs.log" >&2; die "building the test programs failed (make -C tests; build/test-progs.log)"; }
+make -s -C tools > /dev/null || die "building tools failed"
 
 out=$top/build/vm
 results=$out/results-$kver

@@ -115,7 +115,7 @@ done
 # often than the 1 s attribute timeout expires), no fork per call, so it
 # takes little CPU from the writers
 statloop=$FB_TOP/tests/bin/fbstatloop
-[ -x "$statloop" ] || die "no $statloop (make -C tests/bin)"
+[ -x "$statloop" ] || die "no $statloop (make -C tests bin)"
 case " $workloads " in
 *" stat "*)
 	xfs=/tmp/nbdelay
