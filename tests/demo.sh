@@ -9,12 +9,7 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 kver=${1:?usage: tests/demo.sh KVER}
-case $(cd "$top" && pwd -P)/ in
-/tmp/*)
-	echo "demo: the checkout $top is under /tmp, which the VM replaces with its own tmpfs: clone it elsewhere (e.g. /root or /srv)" >&2
-	exit 1
-	;;
-esac
+sh "$top/tests/vm/not-in-tmp.sh" demo || exit 1
 cd "$top" || exit 1
 mkdir -p build
 
