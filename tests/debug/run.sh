@@ -63,12 +63,13 @@ rm -f "$out.rc"
 } | tee "$out"
 vrc=$(cat "$out.rc" 2> /dev/null)
 results=$top/build/vm/results-$rel
-line=$(grep -E "^vm-$rel: [0-9]+ passed, [0-9]+ failed" "$out" | tail -n 1)
-p=$(echo "$line" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')
-f=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
-s=$(echo "$line" | sed -n 's/.* \([0-9]*\) skipped.*/\1/p')
-[ -n "$line" ] || { p=0 f=1; echo "debug: the VM run gave no result line"; }
-: "${s:=0}"
+. "$top/tests/lib/count.sh"
+if count_line "$out" "vm-$rel"; then
+	p=$count_pass f=$count_fail s=$count_skip
+else
+	p=0 f=1 s=0
+	echo "debug: the VM run gave no result line"
+fi
 if [ "${vrc:-x}" != 0 ] && [ "$f" = 0 ]; then
 	f=1
 	echo "debug: tests/vm/run-suites.sh exited with status ${vrc:-unknown} although it reported 0 failed"
