@@ -19,6 +19,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 FB_TOP=$top
 . "$top/tests/lib/tier.sh"
+. "$top/tests/lib/count.sh"
 logs=$top/build/logs
 mkdir -p "$logs"
 vm_kvers=${FB_VM_KVERS:-$(tier_get vm-kernels)}
@@ -66,57 +67,46 @@ section() {
 		"$@"
 		echo $? > "$logs/$name.rc"
 	} 2>&1 | tee "$logs/$name.log"
-	line=$(grep -E '^[A-Za-z0-9_.+-]*: [0-9]+ passed, [0-9]+ failed' "$logs/$name.log" | tail -n 1)
-	p=$(echo "$line" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')
-	f=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
-	s=$(echo "$line" | sed -n 's/.* \([0-9]*\) skipped.*/\1/p')
 	rc=$(cat "$logs/$name.rc" 2> /dev/null)
-	if [ -z "$line" ]; then
+	if count_line "$logs/$name.log"; then
+		p=$count_pass f=$count_fail s=$count_skip
+	else
 		p=0 f=1 s=0
 		echo "check: $name gave no result line: counted as a failure"
-	elif [ "${rc:-x}" != 0 ] && [ "$f" = 0 ]; then
+	fi
+	if [ "${rc:-x}" != 0 ] && [ "$f" = 0 ]; then
 		f=1
 		echo "check: $name exited with status ${rc:-unknown} although it reported 0 failed: counted as a failure"
 	fi
-	total_p=$((total_p + p)) total_f=$((total_f + f)) total_s=$((total_s + ${s:-0}))
+	total_p=$((total_p + p)) total_f=$((total_f + f)) total_s=$((total_s + s))
 	summary="$summary
-$(printf '%-28s %4s passed %4s failed %4s skipped %5s s' "$name" "$p" "$f" "${s:-0}" "$(($(date +%s) - start))")"
+$(printf '%-28s %4s passed %4s failed %4s skipped %5s s' "$name" "$p" "$f" "$s" "$(($(date +%s) - start))")"
 }
 
 lint() {
-	n=0 bad=0
+	tap_suite=lint
+	. "$top/tests/lib/tap.sh"
 	for f in scripts/*.sh tests/*.sh tests/*/*.sh tests/*/*/*.sh; do
-		n=$((n + 1))
-		if shellcheck -x "$f" > "$logs/shellcheck.out" 2>&1; then
-			echo "ok $n - shellcheck $f"
-		else
-			bad=$((bad + 1))
-			echo "not ok $n - shellcheck $f"
-			sed 's/^/#   /' "$logs/shellcheck.out" | head -n 20
-		fi
+		shellcheck -x "$f" > "$logs/shellcheck.out" 2>&1
+		r=$?
+		tap_check $r "shellcheck $f"
+		[ $r = 0 ] || sed 's/^/#   /' "$logs/shellcheck.out" | head -n 20
 	done
-	n=$((n + 1))
-	if shellcheck -s bash dkms.conf > "$logs/shellcheck.out" 2>&1; then
-		echo "ok $n - shellcheck dkms.conf"
-	else
-		bad=$((bad + 1)); echo "not ok $n - shellcheck dkms.conf"
-	fi
+	shellcheck -s bash dkms.conf > "$logs/shellcheck.out" 2>&1
+	tap_check $? "shellcheck dkms.conf"
 	for p in backports/*/patches/*.patch backports/*/infra/patches/*.patch; do
 		[ -f "$p" ] || continue
-		n=$((n + 1))
 		if perl src/upstream/scripts/checkpatch.pl --no-tree -q - < "$p" > "$logs/checkpatch.out" 2>&1; then
-			echo "ok $n - checkpatch $p"
+			tap_check 0 "checkpatch $p"
 		elif grep -q '^ERROR' "$logs/checkpatch.out"; then
-			bad=$((bad + 1))
-			echo "not ok $n - checkpatch $p"
+			tap_check 1 "checkpatch $p"
 			grep -A2 '^ERROR' "$logs/checkpatch.out" | sed 's/^/#   /' | head -n 20
 		else
-			echo "ok $n - checkpatch $p (warnings only)"
+			tap_check 0 "checkpatch $p (warnings only)"
 			grep '^WARNING' "$logs/checkpatch.out" | sed 's/^/#   /'
 		fi
 	done
-	echo "1..$n"
-	echo "lint: $((n - bad)) passed, $bad failed"
+	tap_done
 }
 
 make -s import-all > "$logs/import.log" 2>&1 || { cat "$logs/import.log"; echo "check: 0 passed, 1 failed"; exit 1; }
