@@ -6,6 +6,7 @@
 # print the report.
 #
 # usage: tests/vm/run-suites.sh KVER [SUITE...]
+#   an unknown SUITE is an error (exit 2, one line on stderr)
 # environment: FB_TIMEOUT (whole VM run, default 2700 s); FB_CHECK_FULL=1 or
 #   FB_STOCK_ALL=1 (the data and fault suites on stock too); FB_STOCK_DROP
 #   (suites stock leaves out besides those); FB_KDIR (a built
@@ -22,15 +23,24 @@ all_suites="smoke integrity aio faults badinput parallel security dropin status 
 [ "${FB_CHECK_FULL:-0}" = 1 ] && all_suites="$all_suites daemons"
 want=${*:-$all_suites}
 suites=""
+# A suite that does not exist is an error, not a note: a typo must not
+# quietly run less.
 for s in $want; do
-	if [ -f "$top/tests/suites/$s.sh" ]; then
-		suites="$suites,$s"
-	else
-		echo "run-suites: no suite '$s' yet (tests/suites/$s.sh)" >&2
-	fi
+	case $s in
+	*[!a-z0-9_-]* | '') ;;
+	*) [ -f "$top/tests/suites/$s.sh" ] && suites="$suites,$s" && continue ;;
+	esac
+	known=""
+	for k in "$top"/tests/suites/*.sh; do
+		k=${k##*/}
+		known="$known ${k%.sh}"
+	done
+	echo "run-suites: unknown suite '$s' (tests/suites/ has:$known)" >&2
+	echo "vm-$kver: 0 passed, 1 failed"
+	exit 2
 done
 suites=${suites#,}
-[ -n "$suites" ] || { echo "run-suites: no suites to run" >&2; exit 1; }
+[ -n "$suites" ] || { echo "run-suites: no suites to run" >&2; echo "vm-$kver: 0 passed, 1 failed"; exit 2; }
 
 die() { echo "run-suites: $*" >&2; echo "vm-$kver: 0 passed, 1 failed"; exit 1; }
 
