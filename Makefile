@@ -4,29 +4,18 @@
 # The kernel the demo and the VM suites boot by default: Debian 12's
 # bookworm-backports 6.12 (FUSE built in, renamed flavor).
 DEFAULT_KVER := 6.12.95+deb12-amd64
-# Headers installed on the host, which DKMS in the package tests and the
-# host part of the build matrix see: that kernel and of Debian 12's own 6.1
-# the oldest ABI here and the newest, generic and rt (the matrix builds
-# Debian 13's 6.12 and 7.x in a Debian 13 root: scripts/headers.sh). FB_CHECK_FULL=1 adds the ABIs between and the cloud flavor (each kernel
-# costs about 2.5 minutes of make check: one build in the matrix, two DKMS
-# builds in the .deb lifecycle).
-MATRIX_HEADERS := linux-headers-$(DEFAULT_KVER) linux-headers-amd64 \
-	$(foreach a,47 57,linux-headers-6.1.0-$(a)-amd64) linux-headers-6.1.0-57-rt-amd64
-ifeq ($(FB_CHECK_FULL),1)
-MATRIX_HEADERS += $(foreach a,50 53 54 55 56,linux-headers-6.1.0-$(a)-amd64) \
-	linux-headers-6.1.0-57-cloud-amd64
-endif
+# The tier make check runs, as data (tests/tiers/, docs/testing.md): the
+# default one, or the full one with FB_CHECK_FULL=1. Its header packages are
+# installed on the host (the build matrix's host kernels and DKMS's); its
+# kernels boot in the VM sections.
+TIER := $(if $(filter 1,$(FB_CHECK_FULL)),full,default)
+tier = $(shell sed -n 's/^$(1)[[:space:]][[:space:]]*//p' tests/tiers/$(TIER) | head -n 1)
+MATRIX_HEADERS := $(call tier,headers)
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 SERIES ?= all
-# The default `make check` boots Debian 12's two (base 6.12, renamed and
-# drop-in); FB_CHECK_FULL=1 boots trixie-backports' 7.3.4 and 7.2.12 too
-# (bases 7.3 and 7.2), which the default tier builds in its matrix.
-VM_KVERS ?= $(DEFAULT_KVER) 6.1.0-57-amd64
-ifeq ($(FB_CHECK_FULL),1)
-VM_KVERS += 7.3.4+deb13-amd64 7.2.12+deb13-amd64
-endif
+VM_KVERS ?= $(call tier,vm-kernels)
 # Every base (backports/<base>/pin), and the one serving KVER by its series
 # (dkms.conf decides, through scripts/flavor.sh) when KVER is given; BASE=
 # overrides it. Without KVER, and for a KVER outside every base (whose build
@@ -49,7 +38,7 @@ endif
 
 .PHONY: all deps deps-test import import-all modules check-build check-tools check-vm check-debug \
 	check bench bench-ab demo dkms-install checkpatch clean distclean \
-	deps-pkg deb rpm kmod-deb repo not-in-tmp
+	deps-pkg deb rpm kmod-deb repo not-in-tmp test-progs
 
 all: modules
 
@@ -75,16 +64,21 @@ modules: import
 check-build: import-all
 	FB_WERROR=0 sh scripts/check-build.sh
 
+# Every C test helper, in one build (tests/Makefile); the VM runner, bench,
+# the demo and the host tests all build them through it.
+test-progs:
+	$(MAKE) -s -C tests
+
 check-tools:
-	sh tests/tools/run.sh
+	sh tests/host-scripts/run.sh
 
 # The VM gets a fresh /tmp of its own: a checkout under the host's /tmp is
 # invisible in it.
 not-in-tmp:
-	@case "$$(pwd -P)/" in /tmp/*) echo "make: the checkout $(CURDIR) is under /tmp, which the test VM replaces with its own tmpfs: clone it elsewhere (e.g. /root or /srv)" >&2; exit 1 ;; esac
+	@sh tests/vm/not-in-tmp.sh make
 
 check-vm: not-in-tmp
-	sh tests/run-vm.sh $(KVER) $(SUITES)
+	sh tests/vm/run-suites.sh $(KVER) $(SUITES)
 
 # The suites on a lockdep/KASAN kernel built from the pinned base (once per
 # machine, under /var/cache/fuse-backport/debug-kernel): tests/debug/run.sh.

@@ -14,7 +14,7 @@
 #
 # Results are read in the layout of tests/lib/results.sh:
 #   results/check-build/TIER/RUN-ID/table.md   (scripts/check-build.sh)
-#   results/vm/KVER/RUN-ID/report.md           (tests/report.sh)
+#   results/vm/KVER/RUN-ID/report.md           (tests/vm/report.sh)
 #   results/bench/KVER/RUN-ID/table.md         (tests/bench/run.sh)
 #   results/bench-ab/KVER/RUN-ID/table.md      (tests/bench/ab.sh)
 #   .../meta.txt                               (how the run was made)
@@ -186,7 +186,7 @@ write "$out/README.md" < "$tmp/README.md"
 	echo "booted, the base serving its series by the pins). **build**: the newest"
 	echo "build matrix run that built it (\`make check-build\`,"
 	echo "\`scripts/check-build.sh\`); **VM**: the closing line of the newest VM"
-	echo "report (\`make check-vm\`, \`make check\`: \`tests/report.sh\`), with the"
+	echo "report (\`make check-vm\`, \`make check\`: \`tests/vm/report.sh\`), with the"
 	echo "targets and suites its plan gave. **from**: the files under \`results/\`."
 	echo "A kernel with no recorded VM run shows \"–\": it was built, not booted,"
 	echo "as far as \`results/\` knows."

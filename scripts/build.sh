@@ -124,7 +124,7 @@ if [ "$compat" = shared ]; then
 fi
 
 # FB_CONFIGURE_ONLY=1: stop here, with build/<kver>/ laid out and
-# configured (the tests of the probe logic, tests/tools/run.sh).
+# configured (the tests of the probe logic, tests/host-scripts/run.sh).
 if [ "${FB_CONFIGURE_ONLY:-0}" = 1 ]; then
 	echo "fuse-backport: configured $version ($flavor: $modules) for $kver in ${b#"$top"/}"
 	exit 0

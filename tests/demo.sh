@@ -9,12 +9,7 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 kver=${1:?usage: tests/demo.sh KVER}
-case $(cd "$top" && pwd -P)/ in
-/tmp/*)
-	echo "demo: the checkout $top is under /tmp, which the VM replaces with its own tmpfs: clone it elsewhere (e.g. /root or /srv)" >&2
-	exit 1
-	;;
-esac
+sh "$top/tests/vm/not-in-tmp.sh" demo || exit 1
 cd "$top" || exit 1
 mkdir -p build
 
@@ -27,14 +22,14 @@ fi
 
 echo "== module for $kver"
 make -s modules KVER="$kver" || exit 1
-make -s -C tests/daemon FUSE_UAPI="$top/src/upstream/include/uapi" > /dev/null || exit 1
+make -s -C tests daemon > /dev/null || exit 1
 for m in build/"$kver"/*.ko; do
 	echo "   $m: $(modinfo -F version "$m"), flavor $(modinfo -F flavor "$m")"
 done
 
 echo "== in a VM booting Debian's $kver"
-FB_OUT=$top/build/vm "$top/tests/vm/run.sh" --kver "$kver" --timeout 600 -- \
-	sh "$top/tests/guest/demo.sh" "$top/build/$kver"
+FB_OUT=$top/build/vm "$top/tests/vm/boot.sh" --kver "$kver" --timeout 600 -- \
+	sh "$top/tests/vm/guest/demo.sh" "$top/build/$kver"
 rc=$?
 
 # the newest recorded run (results/bench/KVER/RUN-ID/, tests/lib/results.sh)

@@ -3,7 +3,7 @@
 # `make bench-ab`: did a change to the series cost or gain anything? Our
 # module built from this tree ("a") and from git revision REV ("b", in a
 # worktree under build/ab/), side by side in one boot of KVER, with raw XFS:
-# tests/bench/ab-guest.sh. The table of medians goes to
+# tests/vm/guest/bench-ab.sh. The table of medians goes to
 # results/bench-ab/<kver>/<run-id>/ (table.md, raw.csv, medians.csv,
 # meta.txt: tests/lib/results.sh). Not a timed test: it
 # measures and prints, it asserts nothing.
@@ -34,7 +34,7 @@ fi
 # a: this tree
 sh scripts/build-for.sh "$kver" all > build/ab/modules-a.log 2>&1 ||
 	die "cannot build this tree's module for $kver (build/ab/modules-a.log)"
-make -s -C tests/daemon FUSE_UAPI="$top/src/upstream/include/uapi" > /dev/null || die "cannot build fbtestd"
+make -s -C tests daemon > /dev/null || die "cannot build fbtestd (make -C tests daemon)"
 
 ko() { find "$1" -maxdepth 1 -name "*.ko" | head -n 1; }
 va=$(modinfo -F version "$(ko "build/$kver")")
@@ -48,8 +48,8 @@ mkdir -p "$out" "$res"
 csv=$out/bench-ab-$kver.csv
 rm -f "$csv"
 FB_OUT=$out FB_MODDIR="$top/build/$kver" FB_MODDIR_UNPATCHED="$wt/build/$kver" \
-	"$top/tests/vm/run.sh" --kver "$kver" --timeout 3600 --log "$out/bench-ab-$kver.log" -- \
-	sh "$top/tests/bench/ab-guest.sh" "$csv" ||
+	"$top/tests/vm/boot.sh" --kver "$kver" --timeout 3600 --log "$out/bench-ab-$kver.log" -- \
+	sh "$top/tests/vm/guest/bench-ab.sh" "$csv" ||
 	die "the benchmark VM run failed (log: $out/bench-ab-$kver.log)"
 cp "$csv" "$res/raw.csv"
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=sh
-# In the guest: what the benchmarks share (tests/bench/guest.sh, ab-guest.sh).
+# In the guest: what the benchmarks share (tests/vm/guest/bench.sh, bench-ab.sh).
 #   bench_devices            XFS on two memory-backed null_blk devices through
 #                            configfs: /tmp/nbdelay (completion delay 50 us)
 #                            and /tmp/nbfast (none)
@@ -58,8 +58,8 @@ bench_prewrite() {
 }
 
 # On the host: the aggregation tests/bench/report.sh and ab.sh share, over
-# either CSV layout: the guest's (tests/bench/guest.sh,
-# workload,variant,daemon,numjobs,rep,iops) and ab's (tests/bench/ab-guest.sh,
+# either CSV layout: the guest's (tests/vm/guest/bench.sh,
+# workload,variant,daemon,numjobs,rep,iops) and ab's (tests/vm/guest/bench-ab.sh,
 # workload,variant,numjobs,rep,iops, read with daemon "-"). A GETXATTR line
 # has "getxattr" for numjobs and the count for iops.
 #   bench_rows CSV           the lines in the guest's layout

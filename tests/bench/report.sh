@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Turn the benchmark's CSV (tests/bench/guest.sh) into a Markdown table of
+# Turn the benchmark's CSV (tests/vm/guest/bench.sh) into a Markdown table of
 # medians with their spread and the ratios ours/unpatched and ours/raw, and
 # a PNG plot (IOPS against numjobs, a line per variant) when gnuplot exists;
 # the CSV of tests/bench/ab.sh (a against b) as its own table.

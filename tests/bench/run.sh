@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# `make bench`: one VM boot per kernel runs tests/bench/guest.sh; the table
+# `make bench`: one VM boot per kernel runs tests/vm/guest/bench.sh; the table
 # and plot go to results/bench/<kver>/<run-id>/ (table.md, bench.png,
 # raw.csv, medians.csv, meta.txt: tests/lib/results.sh).
 # Not a timed test: it measures and prints, it asserts nothing.
 #
 # usage: tests/bench/run.sh KVER...
-# environment: FB_BENCH_REPS, FB_BENCH_RUNTIME, FB_BENCH_QUICK (see guest.sh)
+# environment: FB_BENCH_REPS, FB_BENCH_RUNTIME, FB_BENCH_QUICK (see tests/vm/guest/bench.sh)
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
@@ -21,8 +21,7 @@ for kver in "$@"; do
 		die "cannot build our module for $kver (build/bench-modules.log)"
 	sh scripts/build-for.sh "$kver" none >> "build/bench-modules.log" 2>&1 ||
 		die "cannot build the unpatched base for $kver"
-	make -s -C tests/daemon FUSE_UAPI="$top/src/upstream/include/uapi" > /dev/null || die "cannot build fbtestd"
-	make -s -C tests/bin > /dev/null || die "cannot build tests/bin"
+	make -s -C tests daemon bin > /dev/null || die "cannot build fbtestd and tests/bin (make -C tests daemon bin)"
 
 	out=$top/build/vm
 	res=$(fb_results_dir bench "$kver") || die "cannot make the results directory"
@@ -30,8 +29,8 @@ for kver in "$@"; do
 	csv=$out/bench-$kver.csv
 	rm -f "$csv"
 	FB_OUT=$out FB_MODDIR="$top/build/$kver" FB_MODDIR_UNPATCHED="$top/build/$kver-unpatched" \
-		"$top/tests/vm/run.sh" --kver "$kver" --timeout 3600 --log "$out/bench-$kver.log" -- \
-		sh "$top/tests/bench/guest.sh" "$csv" ||
+		"$top/tests/vm/boot.sh" --kver "$kver" --timeout 3600 --log "$out/bench-$kver.log" -- \
+		sh "$top/tests/vm/guest/bench.sh" "$csv" ||
 		die "the benchmark VM run failed (log: $out/bench-$kver.log)"
 	cp "$csv" "$res/raw.csv"
 	sh tests/bench/report.sh "$res/raw.csv" "$res" "fuse-backport $(modinfo -F version "$(find "$top/build/$kver" -maxdepth 1 -name "*.ko" | head -n 1)") on Debian $kver, QEMU TCG 2 vCPUs" ||

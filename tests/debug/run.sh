@@ -6,8 +6,8 @@
 # module, builds our module against it (the drop-in flavor), boots the tree
 # with virtme-ng and runs the suites for our module there. Any lockdep, KASAN
 # or sleep-in-atomic report fails the suite it came in (the kernel-log scan of
-# tests/lib/fuse.sh, FB_KLOG_RE) or the run (the final kernel log,
-# tests/report.sh). The run also fails when the checkers were not on: lockdep
+# tests/lib/klog.sh, FB_KLOG_RE) or the run (the final kernel log,
+# tests/vm/report.sh). The run also fails when the checkers were not on: lockdep
 # must still be active at the end (it turns itself off at its first report,
 # so a report at boot would blind it) and KASAN must have initialized.
 #
@@ -16,7 +16,7 @@
 # environment: FB_DEBUG_TARGETS (default "ours"; "ours stock" adds the stock
 #   FUSE of the same kernel), FB_TIMEOUT (whole VM run, default 9000 s),
 #   FB_VM_MEM (guest MiB, default 3072: KASAN's shadow and quarantine),
-#   FB_INJECT (tests/guest/main.sh: lockdep:ours.smoke makes it red);
+#   FB_INJECT (tests/vm/guest/suites.sh: lockdep:ours.smoke makes it red);
 #   the suites' time limits, raised for a kernel several times slower than
 #   Debian's: FB_SUITE_TIMEOUT (one suite, default 3000 s), FB_SUITE_BUDGET
 #   (integrity, 2400 s), FB_CYCLES_BUDGET (faults' cycles, 1200 s);
@@ -58,20 +58,21 @@ rm -f "$out.rc"
 {
 	# shellcheck disable=SC2086 # a list of suites
 	FB_KDIR=$tree FB_VM_TARGETS=${FB_DEBUG_TARGETS:-ours} FB_VM_MEM=${FB_VM_MEM:-3072} \
-		FB_TIMEOUT=${FB_TIMEOUT:-9000} sh "$top/tests/run-vm.sh" "$rel" $suites
+		FB_TIMEOUT=${FB_TIMEOUT:-9000} sh "$top/tests/vm/run-suites.sh" "$rel" $suites
 	echo $? > "$out.rc"
 } | tee "$out"
 vrc=$(cat "$out.rc" 2> /dev/null)
 results=$top/build/vm/results-$rel
-line=$(grep -E "^vm-$rel: [0-9]+ passed, [0-9]+ failed" "$out" | tail -n 1)
-p=$(echo "$line" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')
-f=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
-s=$(echo "$line" | sed -n 's/.* \([0-9]*\) skipped.*/\1/p')
-[ -n "$line" ] || { p=0 f=1; echo "debug: the VM run gave no result line"; }
-: "${s:=0}"
+. "$top/tests/lib/count.sh"
+if count_line "$out" "vm-$rel"; then
+	p=$count_pass f=$count_fail s=$count_skip
+else
+	p=0 f=1 s=0
+	echo "debug: the VM run gave no result line"
+fi
 if [ "${vrc:-x}" != 0 ] && [ "$f" = 0 ]; then
 	f=1
-	echo "debug: tests/run-vm.sh exited with status ${vrc:-unknown} although it reported 0 failed"
+	echo "debug: tests/vm/run-suites.sh exited with status ${vrc:-unknown} although it reported 0 failed"
 fi
 
 # The checkers themselves.

@@ -25,11 +25,11 @@ trap cleanup EXIT INT TERM
 exec 9>> /var/lock/fuse-backport-dkms.lock
 flock 9
 
-n=0 pass=0 fail=0
+tap_suite=dkms
+. "$top/tests/lib/tap.sh"
 check() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then pass=$((pass + 1)); echo "ok $n - $2"
-	else fail=$((fail + 1)); echo "not ok $n - $2"; tail -n 5 "$log" | sed 's/^/#   /'; fi
+	tap_check "$1" "$2"
+	[ "$1" = 0 ] || tail -n 5 "$log" | sed 's/^/#   /'
 }
 
 sh "$top/scripts/dkms-local.sh" "$@" > "$log" 2>&1
@@ -78,6 +78,4 @@ done
 [ -z "$left" ] && ! dkms status -m "$name" 2>/dev/null | grep -q "$name" && [ ! -e "/usr/src/$name-$ver" ]
 check $? "dkms remove leaves no module, no status, no source${left:+ (left: $left)}"
 
-echo "1..$n"
-echo "dkms: $pass passed, $fail failed"
-[ $fail = 0 ]
+tap_done

@@ -6,7 +6,7 @@
  * @what=lockdep takes two mutexes in one order, then in the other (an ABBA
  * lockdep sees without any deadlock), @what=kasan reads one byte past a
  * kmalloc'ed object, @what=sleep calls might_sleep() under a spinlock.
- * Loaded only by tests/guest/main.sh for FB_INJECT=lockdep:... (and kasan,
+ * Loaded only by tests/vm/guest/suites.sh for FB_INJECT=lockdep:... (and kasan,
  * sleep), never by a package.
  */
 #include <linux/module.h>

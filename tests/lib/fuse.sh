@@ -144,13 +144,13 @@ fb_stat() {
 }
 
 # fb_klog_mark NAME / fb_klog_clean NAME: the kernel log since the mark has
-# none of the patterns that mean the kernel was hurt (FB_KLOG_RE: warnings,
+# none of the patterns that mean the kernel was hurt (FB_KLOG_RE, tests/lib/klog.sh: warnings,
 # oopses, lockdep, hung tasks, RCU stalls, call traces, busy inodes at
 # unmount), and /proc/sys/kernel/tainted gained no flag other than O and E
 # (loading our out-of-tree, unsigned module sets those). A mark that is not
 # in the log any more (dmesg -C, a wrapped ring buffer) is a failure: the
 # window cannot be scanned. The hits go to $FB_SCRATCH/klog.hits.
-FB_KLOG_RE='WARNING:|BUG:|Oops|general protection|lockdep|refcount_t|list_add corruption|blocked for more than|rcu_sched detected stall|rcu_preempt detected stall|rcu: INFO:|detected stalls on CPUs|Call Trace|Busy inodes|KASAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|sleeping function called from invalid context|DEBUG_LOCKS_WARN|list_del corruption'
+. "$FB_TOP/tests/lib/klog.sh"
 # fb_taint_who: raw taint value and the modules that carry a taint flag
 fb_taint_who() {
 	fb_tw="raw $(cat /proc/sys/kernel/tainted)"

@@ -43,10 +43,8 @@ stock) pt_expect=serial ;;
 *) die "--expect must be patched or stock" ;;
 esac
 
-make -s -C "$here" >/dev/null || die "cannot build uffd_pwrite"
+make -s -C "$top/tests" parallel daemon >/dev/null || die "cannot build uffd_pwrite and fbtestd (make -C tests parallel daemon)"
 daemon=$top/tests/daemon/fbtestd
-[ -x "$daemon" ] || make -s -C "$top/tests/daemon" >/dev/null ||
-	die "cannot build fbtestd"
 
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/fb-parallel.XXXXXX")
 loop_mnt=""

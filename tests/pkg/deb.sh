@@ -375,7 +375,7 @@ vm_modprobe() {
 		tap_skip "$3" "no virtme-ng/QEMU (sh scripts/deps.sh test)"
 		return 1
 	fi
-	out=$(sh tests/vm/run.sh --kver "$1" --timeout 600 --log "$pt_tmp/vm-$1.log" -- \
+	out=$(sh tests/vm/boot.sh --kver "$1" --timeout 600 --log "$pt_tmp/vm-$1.log" -- \
 		sh -c "modprobe $2 && { cat /sys/module/$2/version 2> /dev/null || echo none; } &&
 			modinfo -F filename $2 && grep -w $2 /proc/filesystems" 2>&1) ||
 		echo "$out" | tail -n 5 | sed 's/^/#   /'

@@ -430,7 +430,7 @@ fi
 if [ "${FB_PKG_VM:-1}" = 0 ] || ! command -v vng > /dev/null; then
 	tap_skip "the modules of install, upgrade and rollback load in a VM" "FB_PKG_VM=0 or no virtme-ng"
 else
-	out=$(sh tests/vm/run.sh --kver "$rk" --timeout 900 --log "$pt_tmp/vm.log" -- \
+	out=$(sh tests/vm/boot.sh --kver "$rk" --timeout 900 --log "$pt_tmp/vm.log" -- \
 		sh -c "for f in $vmdir/[123]-*; do insmod \$f && cat /sys/module/fusebp/version && rmmod fusebp; done" 2>&1)
 	[ "$(echo "$out" | grep -x -e "$m1" -e "$m2" | tr '\n' ' ')" = "$m1 $m2 $m1 " ]
 	tap_check $? "in a VM booting $rk: the modules of install, upgrade and rollback load ($(echo "$out" | grep -x -e "$m1" -e "$m2" | tr '\n' ' '))"

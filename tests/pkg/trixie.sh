@@ -162,7 +162,7 @@ for k in $built; do
 	fi
 	mkdir -p "$vmdir"
 	cp "$m" "$vmdir/"
-	out=$(sh tests/vm/run.sh --kver "$k" --timeout 600 --log "$pt_tmp/vm.log" -- \
+	out=$(sh tests/vm/boot.sh --kver "$k" --timeout 600 --log "$pt_tmp/vm.log" -- \
 		sh -c "insmod $vmdir/${m##*/} && cat /sys/module/fusebp/version && grep -c fusebp /proc/filesystems" 2>&1)
 	rm -rf "$vmdir"
 	mv=$(pt_modver "$k" "$root/lib/modules/$k/build")

@@ -253,7 +253,7 @@ race_model() {
 }
 
 ntests_mode=13
-[ -x "$blocks" ] || { tap_check 1 "$blocks is built (make -C tests/bin)"; tap_done; exit 1; }
+[ -x "$blocks" ] || { tap_check 1 "$blocks is built (make -C tests bin)"; tap_done; exit 1; }
 head -c $((prefill * mib)) /dev/urandom > "$FB_SCRATCH/rand.shared"
 head -c $((racesz * mib)) /dev/urandom > "$FB_SCRATCH/rand.race"
 for m in $modes; do

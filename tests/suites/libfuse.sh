@@ -27,7 +27,7 @@ chmod 755 "$S" "$B" "$M"
 
 for f in "$tool" "$fbb"; do
 	[ -x "$f" ] || {
-		tap_skip "libfuse suite" "$f is not built (make -C tools; make -C tests/libfuse)"
+		tap_skip "libfuse suite" "$f is not built (make -C tools; make -C tests libfuse)"
 		tap_done
 		exit
 	}

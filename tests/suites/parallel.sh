@@ -26,7 +26,7 @@ FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 # No XFS is a broken guest, not a reason to skip: the test would assert
 # nothing.
 if [ -z "${FB_XFS:-}" ]; then
-	tap_check 1 "XFS scratch for the backing files: ${FB_XFS_ERR:-FB_XFS is not set (tests/guest/main.sh sets it up)}"
+	tap_check 1 "XFS scratch for the backing files: ${FB_XFS_ERR:-FB_XFS is not set (tests/vm/guest/suites.sh sets it up)}"
 	tap_done
 	exit
 fi

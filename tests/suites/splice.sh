@@ -35,7 +35,7 @@ mkdir -p "$B" "$M"
 
 for f in "$mixd" "$racer"; do
 	[ -x "$f" ] || {
-		tap_skip "splice suite" "$f is not built (make -C tests/splice)"
+		tap_skip "splice suite" "$f is not built (make -C tests splice)"
 		tap_done
 		exit
 	}

@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Prove the VM runner (tests/vm/run.sh) on real Debian kernels. TAP output,
-# then "N passed, N failed"; exit 0 only if nothing failed. Needs root.
+# Prove the VM runner (tests/vm/boot.sh) on real Debian kernels. TAP output
+# (tests/lib/tap.sh), then "vm-selftest: N passed, N failed, N skipped"; exit 0 only if nothing failed. Needs root.
 #
 # usage: tests/vm/selftest.sh [KVER...]     (default: 6.12.95+deb12-amd64)
 #
 # Each kernel: fetched through kernel.sh if needed, booted three times (exit 0,
-# exit 7 with output on both streams, one boot running selftest-guest.sh's
+# exit 7 with output on both streams, one boot running guest/selftest.sh's
 # checks). The first kernel also gets the failure cases: a hung guest
 # (--timeout 60), a panicking guest, an unknown kernel. About 4 min for one
 # kernel plus 1.5 min per further kernel on an idle 2-core TCG host (several
@@ -23,19 +23,14 @@ export FB_OUT
 mkdir -p "$FB_OUT" || exit 1
 work=$(mktemp -d "$FB_OUT/selftest.XXXXXX") || exit 1
 
-n=0 passed=0 failed=0 skipped=0
+tap_suite=vm-selftest
+. "$repo/tests/lib/tap.sh"
 tap() { # ok|fail|skip DESCRIPTION [REASON]
-	n=$((n + 1))
-	if [ "$1" = ok ]; then
-		passed=$((passed + 1))
-		echo "ok $n - $2"
-	elif [ "$1" = skip ]; then
-		skipped=$((skipped + 1))
-		echo "ok $n - $2 # SKIP $3"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $2"
-	fi
+	case $1 in
+	ok) tap_check 0 "$2" ;;
+	skip) tap_skip "$2" "$3" ;;
+	*) tap_check 1 "$2" ;;
+	esac
 }
 is() { # DESCRIPTION COMMAND... : one test from a command's success
 	d=$1
@@ -52,7 +47,7 @@ vm() {
 	name=$1
 	shift
 	t0=$(date +%s)
-	"$here/run.sh" --log "$work/$name.log" "$@" >"$work/$name.out" 2>"$work/$name.err"
+	"$here/boot.sh" --log "$work/$name.log" "$@" >"$work/$name.out" 2>"$work/$name.err"
 	rc=$?
 	secs=$(($(date +%s) - t0))
 }
@@ -81,9 +76,9 @@ for kver in "$@"; do
 err-marker" ] && [ ! -s "$work/exit7.err" ] && r=ok
 	tap $r "$kver: CMD's stdout and stderr reach the runner's stdout, nothing else does"
 
-	token=$(date +%s).$$.$n
-	token_file=$work/token.$n
-	vm guest --kver "$kver" -- sh "$here/selftest-guest.sh" "$kver" "$repo" "$token_file" "$token"
+	token=$(date +%s).$$.$tap_n
+	token_file=$work/token.$tap_n
+	vm guest --kver "$kver" -- sh "$here/guest/selftest.sh" "$kver" "$repo" "$token_file" "$token"
 	# The busy-loop timing needs the host's 2 cores for the 2 vCPUs: with
 	# other work on the host (load above our own VM's 2), a miss is a skip.
 	load=$(cut -d' ' -f1 /proc/loadavg)
@@ -143,6 +138,4 @@ for f in "$work"/*.err; do
 	[ -s "$f" ] && { echo "# ${f##*/}:" && show "$f"; }
 done
 echo "# logs in $work"
-echo "1..$n"
-echo "$passed passed, $failed failed, $skipped skipped"
-[ "$failed" = 0 ]
+tap_done

@@ -23,12 +23,12 @@
 #         the refreshes (GETXATTR counted)
 # Writes one CSV line per run: workload,variant,daemon,numjobs,rep,iops
 #
-# usage: tests/bench/guest.sh OUT.csv
+# usage: tests/vm/guest/bench.sh OUT.csv
 # environment: FB_MODDIR, FB_MODDIR_UNPATCHED, FB_BENCH_REPS (3),
 #              FB_BENCH_RUNTIME (seconds per run, 4), FB_BENCH_QUICK=1,
 #              FB_BENCH_WORKLOADS ("lat aio stat")
-out=${1:?usage: guest.sh OUT.csv}
-FB_TOP=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:?usage: bench.sh OUT.csv}
+FB_TOP=$(cd "$(dirname "$0")/../../.." && pwd)
 export FB_TOP
 . "$FB_TOP/tests/lib/fuse.sh"
 . "$FB_TOP/tests/bench/lib.sh"
@@ -115,7 +115,7 @@ done
 # often than the 1 s attribute timeout expires), no fork per call, so it
 # takes little CPU from the writers
 statloop=$FB_TOP/tests/bin/fbstatloop
-[ -x "$statloop" ] || die "no $statloop (make -C tests/bin)"
+[ -x "$statloop" ] || die "no $statloop (make -C tests bin)"
 case " $workloads " in
 *" stat "*)
 	xfs=/tmp/nbdelay

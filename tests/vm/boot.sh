@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Boot a Debian kernel in QEMU and run one command in it as root.
 #
-# usage: tests/vm/run.sh [--kver KVER | --kdir TREE] [--cpus N] [--mem MB]
+# usage: tests/vm/boot.sh [--kver KVER | --kdir TREE] [--cpus N] [--mem MB]
 #                        [--timeout SEC] [--log FILE] [--rw] -- CMD [ARGS...]
 #
 #   --kver KVER    Debian kernel to boot (default 6.12.95+deb12-amd64); fetched
@@ -197,7 +197,7 @@ set -- vng --run "$vmlinuz" --disable-kvm --disable-microvm --force-9p \
 	--cpus "$cpus" --memory "${mem}M" \
 	--verbose --append "loglevel=5" --append "log_buf_len=8M" --append "modprobe.blacklist=$blacklist" \
 	--qemu-opts=-nodefaults --qemu-opts=-accel --qemu-opts=tcg,thread=multi \
-	--exec "sh $(shq "$here/guest.sh") $(shq "$rundir")"
+	--exec "sh $(shq "$here/init.sh") $(shq "$rundir")"
 [ -n "$kdir_opt" ] && set -- "$@" "$kdir_opt"
 # With --rw the results directory is writable as part of the root; vng also
 # refuses --rwdir then.

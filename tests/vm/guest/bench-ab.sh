@@ -10,11 +10,11 @@
 # Writes workload,variant,numjobs,rep,iops and, per variant and device,
 # workload,variant,getxattr,rep,COUNT (the daemon's GETXATTR over that mount).
 #
-# usage: tests/bench/ab-guest.sh OUT.csv
+# usage: tests/vm/guest/bench-ab.sh OUT.csv
 # environment: FB_MODDIR, FB_MODDIR_UNPATCHED, FB_BENCH_REPS (3),
 #              FB_BENCH_RUNTIME (4)
-out=${1:?usage: ab-guest.sh OUT.csv}
-FB_TOP=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:?usage: bench-ab.sh OUT.csv}
+FB_TOP=$(cd "$(dirname "$0")/../../.." && pwd)
 export FB_TOP
 . "$FB_TOP/tests/lib/fuse.sh"
 . "$FB_TOP/tests/bench/lib.sh"

@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Sum up a VM run's results (tests/guest/main.sh) as a table of suites by
+# Sum up a VM run's results (tests/vm/guest/suites.sh) as a table of suites by
 # target, list every failure, and end with "NAME: N passed, N failed, N
 # skipped".
 #
-# The run's plan (RESULTS/plan, "TARGET=SUITE,SUITE ..." as run-vm.sh gave
-# it to main.sh) says which target x suite must have a result. Each of these
+# The run's plan (RESULTS/plan, "TARGET=SUITE,SUITE ..." as run-suites.sh gave
+# it to guest/suites.sh) says which target x suite must have a result. Each of these
 # is a failure:
 #   - a planned target x suite without a TAP file (the VM died before it);
 #   - a TAP file without its plan line, or with fewer or more results than
@@ -19,15 +19,15 @@
 #   - a hit in the guest's final kernel log (RESULTS/dmesg), or no final
 #     kernel log at all.
 #
-# usage: tests/report.sh RESULTS NAME
+# usage: tests/vm/report.sh RESULTS NAME
 # environment: FB_SKIPS (allowlist directory, default tests/skips)
 set -u
 results=${1:?usage: report.sh RESULTS NAME}
 name=${2:-vm}
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 skipdir=${FB_SKIPS:-$top/tests/skips}
-# What the kernel log must not show (tests/lib/fuse.sh, fb_klog_clean).
-klog_re='WARNING:|BUG:|Oops|general protection|lockdep|refcount_t|list_add corruption|blocked for more than|rcu_sched detected stall|rcu_preempt detected stall|rcu: INFO:|detected stalls on CPUs|Call Trace|Busy inodes|KASAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|sleeping function called from invalid context|DEBUG_LOCKS_WARN|list_del corruption'
+# What the kernel log must not show: FB_KLOG_RE, the same as the per-suite scan.
+. "$top/tests/lib/klog.sh"
 
 kver=$(cat "$results/kver" 2> /dev/null)
 if [ -f "$results/plan" ]; then
@@ -186,7 +186,7 @@ if [ ! -s "$results/dmesg" ]; then
 	addfail "final kernel log: $results/dmesg is missing (the VM run did not finish)"
 # A lockdep kernel (tests/debug/kernel.sh) says so at boot: that banner is
 # no report.
-elif grep -E "$klog_re" "$results/dmesg" | grep -v 'rcu:[[:space:]]*RCU lockdep checking is enabled\.$' > "$results/final.klog"; then
+elif grep -E "$FB_KLOG_RE" "$results/dmesg" | grep -v 'rcu:[[:space:]]*RCU lockdep checking is enabled\.$' > "$results/final.klog"; then
 	fail=$((fail + 1))
 	addfail "final kernel log: $(head -n 2 "$results/final.klog" | tr '\n' ' ')"
 fi
@@ -216,7 +216,7 @@ cat "$rep"
 if res=$(fb_results_dir vm "${kver:-unknown}"); then
 	cp "$rep" "$res/report.md"
 	cp "$results/plan" "$res/plan" 2> /dev/null
-	fb_meta_write "$res" "tests/report.sh $results $name" "kernel: ${kver:-unknown}" "report: $name"
+	fb_meta_write "$res" "tests/vm/report.sh $results $name" "kernel: ${kver:-unknown}" "report: $name"
 fi
 rm -f "$rep"
 [ "$fail" = 0 ]

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Runs INSIDE the guest, started by vng (virtme-init) on behalf of run.sh.
 #
-# usage: sh tests/vm/guest.sh RUNDIR
+# usage: sh tests/vm/init.sh RUNDIR
 #
 # RUNDIR is the run's directory under $FB_OUT, which the host shares read-write.
 # run.sh leaves there: env (variables to export) and cmd (sets "$@" to CMD).

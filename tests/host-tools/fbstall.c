@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * fbstall: a FUSE daemon (the raw /dev/fuse protocol, no libfuse) for the
- * probe test of tests/tools-user. It mounts on DIR a directory holding the
+ * probe test of tests/host-tools. It mounts on DIR a directory holding the
  * character devices "fuse" (10:229) and "null" (1:3), names and attributes
  * never cached (every path walk asks again). It answers the first LOOKUP of
  * "fuse" and reads every later one without answering: whoever looks

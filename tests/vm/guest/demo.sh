@@ -4,9 +4,9 @@
 # modular one), mount the test daemon through it, round-trip a file byte for
 # byte, unmount and unload. TAP.
 #
-# usage: tests/guest/demo.sh MODDIR
+# usage: tests/vm/guest/demo.sh MODDIR
 FB_MODDIR=${1:?usage: demo.sh MODDIR}
-FB_TOP=$(cd "$(dirname "$0")/../.." && pwd)
+FB_TOP=$(cd "$(dirname "$0")/../../.." && pwd)
 export FB_MODDIR FB_TOP
 . "$FB_TOP/tests/lib/tap.sh"
 . "$FB_TOP/tests/lib/fuse.sh"

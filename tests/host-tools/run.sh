@@ -8,20 +8,20 @@
 # lacks).
 # Runs as root in a private mount namespace (tmpfs over /lib/modules, a
 # FUSE mount nobody serves, mounted with mount -i: no mount.fuse helper); the module is a fake: an ELF object with our
-# .modinfo. TAP output, then "tools-user: N passed, N failed".
+# .modinfo. TAP output (tests/lib/tap.sh), then "tools-user: N passed, N failed, N skipped".
 # environment: FB_TOOL (the binary, default tools/fuse-backport)
 set -u
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tool=${FB_TOOL:-$top/tools/fuse-backport}
-n=0 pass=0 fail=0 skip=0
-ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; }
+tap_suite=tools-user
+. "$top/tests/lib/tap.sh"
+ok() { tap_check 0 "$1"; }
+notok() { tap_check 1 "$1"; }
 check() { if [ "$1" = 0 ]; then ok "$2"; else notok "$2"; fi; }
 skip_all() {
-	echo "ok 1 - # SKIP $1"
-	echo "1..1"
-	echo "tools-user: 0 passed, 0 failed, 1 skipped"
+	tap_skip "host tool tests" "$1"
+	tap_done
 	exit 0
 }
 
@@ -101,14 +101,12 @@ if grep -qw fuse /proc/filesystems && [ -c /dev/fuse ] &&
 	check $? "status --json: valid JSON and valid UTF-8 with that fsname"
 else
 	exec 7>&- 2> /dev/null
-	n=$((n + 1)) skip=$((skip + 1))
-	echo "ok $n - # SKIP hostile fsname: no FUSE on this host"
+	tap_skip "hostile fsname" "no FUSE on this host"
 fi
 
 # 8-11: run's parsing, before it needs the module.
 if grep -qw fusebp /proc/filesystems; then
-	n=$((n + 1)) skip=$((skip + 1))
-	echo "ok $n - # SKIP run parsing: fusebp is loaded on this host"
+	tap_skip "run parsing" "fusebp is loaded on this host"
 else
 	mkdir -p "$work/b" "$work/m"
 	# run_says REGEX LABEL ARGS...: run ARGS exits 125 saying REGEX
@@ -137,11 +135,9 @@ fi
 # child cannot die of SIGKILL. status must give up on it ("probe stuck")
 # after its bounded wait (10 s, then 2 s after SIGKILL), not hang.
 if ! grep -qw fuse /proc/filesystems || [ ! -c /dev/fuse ]; then
-	n=$((n + 1)) skip=$((skip + 1))
-	echo "ok $n - # SKIP probe time limit: no FUSE on this host"
-elif ! cc -o "$work/fbstall" "$top/tests/tools-user/fbstall.c" 2> "$work/cc.err"; then
-	n=$((n + 1)) skip=$((skip + 1))
-	echo "ok $n - # SKIP probe time limit: cannot build fbstall ($(head -n 1 "$work/cc.err"))"
+	tap_skip "probe time limit" "no FUSE on this host"
+elif ! make -s -C "$top/tests" host-tools > "$work/cc.err" 2>&1; then
+	tap_skip "probe time limit" "cannot build fbstall ($(head -n 1 "$work/cc.err"))"
 else
 	layout updates/dkms
 	t0=$(date +%s)
@@ -153,7 +149,7 @@ else
 			i=$((i + 1)); [ $i -gt 50 ] && exit 98; sleep 0.1
 		done
 		timeout -k 5 40 "$3" status > "$2/stall.out" 2> "$2/stall.err"' \
-		sh "$work/fbstall" "$work" "$tool"
+		sh "$top/tests/host-tools/fbstall" "$work" "$tool"
 	rc=$?
 	t=$(($(date +%s) - t0))
 	kill "$(cat "$work/stall.pid")" 2> /dev/null
@@ -166,8 +162,7 @@ fi
 # 14-: -o fallback on this host's FUSE (fusebp is not there): a daemon
 # that does not take /dev/fd/N, the supervisor's SIGPIPE, and fstab.
 if grep -qw fusebp /proc/filesystems || ! grep -qw fuse /proc/filesystems || [ ! -c /dev/fuse ]; then
-	n=$((n + 1)) skip=$((skip + 1))
-	echo "ok $n - # SKIP -o fallback: needs the kernel's FUSE and no fusebp on this host"
+	tap_skip "-o fallback" "needs the kernel's FUSE and no fusebp on this host"
 else
 	# no module to load (modprobe fusebp fails), fallback notes in a
 	# private /run (syslog goes nowhere)
@@ -267,16 +262,13 @@ else
 	# fstab with -o fallback: mount(8) runs mount.fusebp (through an overlay
 	# on /usr/sbin), which falls back to the kernel's FUSE with one warning
 	# line; status reports the mount degraded; the daemon serves.
-	fbb=$work/fbbacking
-	# shellcheck disable=SC2046 # pkg-config's flags are words
+	fbb=$top/tests/libfuse/fbbacking
 	if ! pkg-config --exists fuse3 ||
-		! cc -o "$fbb" "$top/tests/libfuse/fbbacking.c" "$top/tests/libfuse/backing_ops.c" $(pkg-config --cflags --libs fuse3) 2> "$work/cc.err"; then
-		n=$((n + 1)) skip=$((skip + 1))
-		echo "ok $n - # SKIP fstab -o fallback: cannot build fbbacking (libfuse3-dev, pkg-config)"
+		! make -s -C "$top/tests" libfuse > "$work/cc.err" 2>&1; then
+		tap_skip "fstab -o fallback" "cannot build fbbacking (libfuse3-dev, pkg-config)"
 	elif ! { mkdir -p "$work/sbin" && ln -s "$tool" "$work/sbin/mount.fusebp" &&
 		mount -t overlay overlay -o "lowerdir=$work/sbin:/usr/sbin" /usr/sbin; }; then
-		n=$((n + 1)) skip=$((skip + 1))
-		echo "ok $n - # SKIP fstab -o fallback: no overlay for mount.fusebp on /usr/sbin"
+		tap_skip "fstab -o fallback" "no overlay for mount.fusebp on /usr/sbin"
 	else
 		{ cat /etc/fstab; echo "$fbb#$work/b $work/m fusebp noauto,fallback 0 0"; } > "$work/fstab"
 		mount --bind "$work/fstab" /etc/fstab
@@ -410,6 +402,4 @@ esac
 [ "$r" = 1 ]
 check $? "status with another build of $ver loaded: degraded, says reload (exit $rc: ${p:-no such problem})"
 
-echo "1..$n"
-echo "tools-user: $pass passed, $fail failed, $skip skipped"
-[ "$fail" = 0 ]
+tap_done

@@ -4,7 +4,7 @@
 # one clear line and without leaving a half-written tree, and accepts a
 # kernel.org-style tarball holding exactly the pinned files; the probes pick
 # the variant of an API a kernel has, and a kernel with none gets one line.
-# Runs on the host (no VM). TAP output, then "N passed, N failed".
+# Runs on the host (no VM). TAP output (tests/lib/tap.sh), then "tools: N passed, N failed, N skipped".
 set -u
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,9 +15,10 @@ trap 'rm -rf "$work"' EXIT INT TERM
 cache=${FB_CACHE:-/var/cache/fuse-backport}
 deb=$cache/${DEBIAN_PACKAGE}_${DEBIAN_VERSION}_all.deb
 
-n=0 pass=0 fail=0
-ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; [ -f "$work/err" ] && sed 's/^/#   /' "$work/err"; }
+tap_suite=tools
+. "$top/tests/lib/tap.sh"
+ok() { tap_check 0 "$1"; }
+notok() { tap_check 1 "$1"; [ -f "$work/err" ] && sed 's/^/#   /' "$work/err"; }
 
 # A scratch copy of the repository's tooling, so tests can break pins and
 # series without touching the real ones.
@@ -450,6 +451,4 @@ else
 	fi
 fi
 
-echo "1..$n"
-echo "tools: $pass passed, $fail failed"
-[ $fail = 0 ]
+tap_done

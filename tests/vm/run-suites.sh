@@ -5,7 +5,8 @@
 # run the suites against ours and (see stock_drop below) the stock FUSE,
 # print the report.
 #
-# usage: tests/run-vm.sh KVER [SUITE...]
+# usage: tests/vm/run-suites.sh KVER [SUITE...]
+#   an unknown SUITE is an error (exit 2, one line on stderr)
 # environment: FB_TIMEOUT (whole VM run, default 2700 s); FB_CHECK_FULL=1 or
 #   FB_STOCK_ALL=1 (the data and fault suites on stock too); FB_STOCK_DROP
 #   (suites stock leaves out besides those); FB_KDIR (a built
@@ -14,30 +15,37 @@
 #   in order, default "stock ours unpatched"); FB_VM_MEM (guest MiB)
 set -u
 
-top=$(cd "$(dirname "$0")/.." && pwd)
-kver=${1:?usage: run-vm.sh KVER [SUITE...]}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+kver=${1:?usage: run-suites.sh KVER [SUITE...]}
 shift
 all_suites="smoke integrity aio faults badinput parallel security dropin status libfuse splice"
 # daemons (real FUSE daemons, ~4 min a kernel) only in the full run
 [ "${FB_CHECK_FULL:-0}" = 1 ] && all_suites="$all_suites daemons"
 want=${*:-$all_suites}
 suites=""
+# A suite that does not exist is an error, not a note: a typo must not
+# quietly run less.
 for s in $want; do
-	if [ -f "$top/tests/suites/$s.sh" ]; then
-		suites="$suites,$s"
-	else
-		echo "run-vm: no suite '$s' yet (tests/suites/$s.sh)" >&2
-	fi
+	case $s in
+	*[!a-z0-9_-]* | '') ;;
+	*) [ -f "$top/tests/suites/$s.sh" ] && suites="$suites,$s" && continue ;;
+	esac
+	known=""
+	for k in "$top"/tests/suites/*.sh; do
+		k=${k##*/}
+		known="$known ${k%.sh}"
+	done
+	echo "run-suites: unknown suite '$s' (tests/suites/ has:$known)" >&2
+	echo "vm-$kver: 0 passed, 1 failed"
+	exit 2
 done
 suites=${suites#,}
-[ -n "$suites" ] || { echo "run-vm: no suites to run" >&2; exit 1; }
+[ -n "$suites" ] || { echo "run-suites: no suites to run" >&2; echo "vm-$kver: 0 passed, 1 failed"; exit 2; }
 
-die() { echo "run-vm: $*" >&2; echo "vm-$kver: 0 passed, 1 failed"; exit 1; }
+die() { echo "run-suites: $*" >&2; echo "vm-$kver: 0 passed, 1 failed"; exit 1; }
 
 # The guest gets a fresh /tmp: a checkout there is invisible to it.
-case $(cd "$top" && pwd -P)/ in
-/tmp/*) die "the checkout $top is under /tmp, which the VM replaces with its own tmpfs: clone it elsewhere (e.g. /root or /srv)" ;;
-esac
+sh "$top/tests/vm/not-in-tmp.sh" run-suites || { echo "vm-$kver: 0 passed, 1 failed"; exit 1; }
 cd "$top" || exit 1
 mkdir -p "$top/build" || die "cannot create $top/build"
 # Kernels whose headers live in a Debian root (Debian 13's and unstable's:
@@ -66,11 +74,10 @@ mkdir -p "$kmod" || die "cannot create $kmod"
 cp "$top"/tests/kmod/*.c "$top/tests/kmod/Kbuild" "$kmod/" || die "cannot copy tests/kmod to $kmod"
 sh scripts/build-for.sh "$kver" kmod "$kmod" > "$top/build/testmod-$kver.log" 2>&1 ||
 	die "building the test modules (tests/kmod) for $kver failed (build/testmod-$kver.log)"
-for d in tests/daemon tests/bin tests/parallel tests/libfuse tests/splice tools; do
-	[ -f "$d/Makefile" ] || continue
-	make -s -C "$d" FUSE_UAPI="$top/src/upstream/include/uapi" > /dev/null ||
-		die "building $d failed"
-done
+# the C test helpers (tests/Makefile) and the userspace tool
+make -s -C tests > "$top/build/test-progs.log" 2>&1 ||
+	{ tail -n 20 "$top/build/test-progs.log" >&2; die "building the test programs failed (make -C tests; build/test-progs.log)"; }
+make -s -C tools > /dev/null || die "building tools failed"
 
 out=$top/build/vm
 results=$out/results-$kver
@@ -113,18 +120,18 @@ plan=${plan# }
 echo "$plan" > "$results/plan"
 echo "$kver" > "$results/kver"
 
-echo "run-vm: $kver: suites $suites"
+echo "run-suites: $kver: suites $suites"
 boot="--kver $kver"
 [ -n "${FB_KDIR:-}" ] && boot="--kdir $FB_KDIR"
 # shellcheck disable=SC2086 # one word per target; boot: option and value
 FB_OUT=$out FB_MODDIR="$top/build/$kver" FB_MODDIR_UNPATCHED="$top/build/$kver-unpatched" \
-	FB_KMOD_DIR=$kmod "$top/tests/vm/run.sh" $boot --mem "${FB_VM_MEM:-2048}" --timeout "${FB_TIMEOUT:-2700}" \
-	--log "$results/vm.log" -- sh "$top/tests/guest/main.sh" "$results" $plan
+	FB_KMOD_DIR=$kmod "$top/tests/vm/boot.sh" $boot --mem "${FB_VM_MEM:-2048}" --timeout "${FB_TIMEOUT:-2700}" \
+	--log "$results/vm.log" -- sh "$top/tests/vm/guest/suites.sh" "$results" $plan
 vrc=$?
-[ $vrc = 0 ] || echo "run-vm: the VM run ended with status $vrc (log: $results/vm.log)" >&2
+[ $vrc = 0 ] || echo "run-suites: the VM run ended with status $vrc (log: $results/vm.log)" >&2
 
 # not through a pipe: its status is the report's
-"$top/tests/report.sh" "$results" "vm-$kver" > "$results/report.md"
+"$top/tests/vm/report.sh" "$results" "vm-$kver" > "$results/report.md"
 rrc=$?
 cat "$results/report.md"
 [ $vrc = 0 ] && [ $rrc = 0 ]

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Runs INSIDE the guest for selftest.sh: one boot, many checks.
 #
-# usage: sh tests/vm/selftest-guest.sh KVER HOST_CWD TOKEN_FILE TOKEN
+# usage: sh tests/vm/guest/selftest.sh KVER HOST_CWD TOKEN_FILE TOKEN
 #
 # Prints one line per check, "CHECK ok DESCRIPTION" or "CHECK fail
 # DESCRIPTION", plus "# ..." notes; selftest.sh turns them into TAP.

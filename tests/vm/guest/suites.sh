@@ -4,20 +4,20 @@
 # (stock FUSE, our module, our unpatched base) it loads the target, runs the
 # suites planned for it, and after each suite checks the kernel log.
 #
-# usage: tests/guest/main.sh RESULTS PLAN...
+# usage: tests/vm/guest/suites.sh RESULTS PLAN...
 #   PLAN: TARGET=SUITE[,SUITE...]   e.g. stock=smoke,integrity ours=smoke
 # Environment: FB_MODDIR (ours), FB_MODDIR_UNPATCHED (unpatched).
 # Writes RESULTS/TARGET.SUITE.tap (+ .err) and RESULTS/TARGET.SUITE.klog.
-results=${1:?usage: main.sh RESULTS PLAN...}
+results=${1:?usage: suites.sh RESULTS PLAN...}
 shift
-FB_TOP=$(cd "$(dirname "$0")/../.." && pwd)
+FB_TOP=$(cd "$(dirname "$0")/../../.." && pwd)
 export FB_TOP
 . "$FB_TOP/tests/lib/fuse.sh"
 mkdir -p "$results" /tmp/fb
 
 # A memory-backed XFS for backing files that need a real block filesystem
 # (the parallel suite cannot do without it). A failed setup is said, and is
-# a failure of the run (RESULTS/setup.err, tests/report.sh).
+# a failure of the run (RESULTS/setup.err, tests/vm/report.sh).
 FB_XFS=""
 : > "$results/setup.err"
 if ! modprobe null_blk nr_devices=1 gb=1 memory_backed=1 bs=4096 2> "$results/xfs.err"; then
