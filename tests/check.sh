@@ -192,6 +192,6 @@ echo "check: $total_p passed, $total_f failed, $total_s skipped"
 . "$top/tests/lib/results.sh"
 if res=$(fb_results_dir check "$(uname -r)"); then
 	printf '%s\n\ncheck: %s passed, %s failed, %s skipped\n' "${summary#?}" "$total_p" "$total_f" "$total_s" > "$res/summary.txt"
-	fb_meta_write "$res" "tests/check.sh (make check; FB_CHECK_FULL=$full, FB_CHECK_SECTIONS=$only)"
+	fb_meta_write "$res" "tests/check.sh (make check; FB_CHECK_FULL=${FB_CHECK_FULL:-0}, FB_CHECK_SECTIONS=$only)"
 fi
 [ "$total_f" = 0 ]
