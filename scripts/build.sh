@@ -71,6 +71,15 @@ fi
 pin_needs() { sed -n "s/^$1=\"\{0,1\}\([^\"]*\)\"\{0,1\}\$/\1/p" "$top/backports/$base/pin"; }
 nopt=""
 case " $haves " in *" HAVE_BACKING_FILE "*) layer=kernel ;; *) layer=none ;; esac
+# A kernel whose FUSE predates passthrough (no FUSE_PASSTHROUGH option in
+# its .config, set or not: before 6.9) gets ours as 6.1 does, also where it
+# has a backing-file layer: 6.8's, whose end_write() gets the file only, so
+# base 6.12 could not keep i_size after a passthrough write through it.
+if [ "$compat" = shared ] && [ $layer = kernel ] &&
+	! grep -Eq '^(CONFIG_FUSE_PASSTHROUGH=|# CONFIG_FUSE_PASSTHROUGH is not set)' "$kdir/.config"; then
+	layer=none
+	own_layer=y
+fi
 if [ "$compat" = shared ] && [ $layer = none ]; then
 	nopt=$(fb_unmet "$(pin_needs COMPAT_PASSTHROUGH_NEEDS)" "$haves")
 elif grep -qx 'CONFIG_FUSE_PASSTHROUGH=y' "$kdir/.config"; then
@@ -106,6 +115,7 @@ fi
 	# The probes that passed, for src/Kbuild to pick compat objects.
 	printf 'FB_HAVE :=%s\n' "$(sed -n 's/^#define HAVE_\([A-Z0-9_]*\) 1$/ \1/p' "$probes" | tr -d '\n')"
 	[ -z "$nopt" ] || printf 'FB_NO_PASSTHROUGH := kernel lacks%s\n' "$nopt"
+	[ -z "${own_layer:-}" ] || printf 'FB_OWN_BACKING_FILE := y\n'
 } > "$b/fb_config.mk"
 
 # cp -p keeps mtimes, so kbuild rebuilds only what changed.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * fuse-backport: invalid_mnt_idmap (6.9) for kernels that pass a user
+ * fuse-backport: invalid_mnt_idmap (6.12) for kernels that pass a user
  * namespace where 6.3 and later pass a struct mnt_idmap (fb_compat.h).
  *
  * A user namespace with no extent in its uid and gid maps has no id mapped:

@@ -61,6 +61,20 @@
 struct user_namespace;
 extern struct user_namespace fb_invalid_mnt_idmap;
 #define file_mnt_idmap(file)	file_mnt_user_ns(file)
+#elif !defined(HAVE_INVALID_MNT_IDMAP)
+/*
+ * A struct mnt_idmap (6.3) but no invalid_mnt_idmap ("fs/mnt_idmapping:
+ * introduce an invalid_mnt_idmap", 6.12; Ubuntu 24.04's 6.8 lacks it):
+ * an address of ours (backports/compat/invalid_mnt_idmap.c) that
+ * mapped_fsuid() and mapped_fsgid() map nothing through
+ * (backports/include/linux/mnt_idmapping.h). Base 6.12 hands it to nothing
+ * else.
+ */
+struct fb_idmap_none {
+	unsigned long zero[64];
+};
+extern struct fb_idmap_none fb_invalid_mnt_idmap;
+#define invalid_mnt_idmap	(*(struct mnt_idmap *)&fb_invalid_mnt_idmap)
 #endif
 
 /*

@@ -260,8 +260,42 @@ mkfake() {
 		shift 2
 	done
 }
+# locks_out_of_fs_h NAME: in fake NAME (a 6.1 tree), the file locking
+# declarations of <linux/fs.h> moved to a <linux/filelock.h> of their own,
+# as "filelock: move file locking definitions to separate header file"
+# (6.3) did; fs.h keeps fl_owner_t and a declaration of struct file_lock
+locks_out_of_fs_h() {
+	lo_g=$work/hdr/$1/arch/x86/include/generated/linux
+	lo_c=$(sed -n 's/^include \(.*\)\/Makefile$/\1/p' "$work/hdr/$1/Makefile")
+	mkdir -p "$lo_g"
+	printf '#ifndef _LINUX_FILELOCK_H\n#define _LINUX_FILELOCK_H\n#include <linux/fs.h>\n' > "$lo_g/filelock.h"
+	awk -v fs="$lo_g/fs.h" -v lk="$lo_g/filelock.h" '
+	{ l[NR] = $0 }
+	END {
+		for (i = 1; i <= NR; i++) {
+			if (!a1 && l[i] ~ /^#define FL_POSIX/) a1 = i
+			if (a1 && !a2 && l[i] ~ /^#endif \/\* !CONFIG_FILE_LOCKING \*\//) a2 = i
+			if (!w1 && l[i] ~ /^static inline int locks_lock_file_wait\(/) w1 = i
+			if (w1 && !w2 && i > w1 && l[i] ~ /^}/) w2 = i
+			if (!b1 && l[i] ~ /^#ifdef CONFIG_FILE_LOCKING$/ && l[i + 1] ~ /^static inline int break_lease\(/) b1 = i
+			if (b1 && !b2 && i > b1 && l[i] ~ /^#endif \/\* CONFIG_FILE_LOCKING \*\//) b2 = i
+		}
+		if (!(a1 && a2 && w1 && w2 && b1 && b2))
+			exit 1
+		for (i = 1; i <= NR; i++) {
+			if ((i >= a1 && i <= a2) || (i >= w1 && i <= w2) || (i >= b1 && i <= b2)) {
+				print l[i] >> lk
+				if (i == a1)
+					print "typedef void *fl_owner_t;\nstruct file_lock;" > fs
+			} else {
+				print l[i] > fs
+			}
+		}
+	}' "$lo_c/include/linux/fs.h" || return 1
+	echo '#endif' >> "$lo_g/filelock.h"
+}
 # probes NAME...: the scratch copy keeps these probes and the required ones
-req_probes="misc_dynamic_minor mnt_idmap mnt_user_ns generic_fillattr_mask generic_fillattr_idmap generic_fillattr_userns"
+req_probes="misc_dynamic_minor mnt_idmap mnt_user_ns generic_fillattr_mask generic_fillattr_idmap generic_fillattr_userns dentry_init_security_ctx dentry_init_security_lsmcontext filelock_h filelock_h_fl file_lock_fs_h"
 probes() {
 	rm -f "$work/repo/backports/probes/"*.c
 	for p in $req_probes "$@"; do
@@ -397,6 +431,99 @@ else
 		ok "6.12 without a backing-file layer: our layer, HAVE_FILE_WRITE_NOT_STARTED, HAVE_MNT_IDMAP"
 	else
 		notok "6.12 without a backing-file layer"
+	fi
+
+	# 8f-8h. The kernels of other distributions base 6.12 serves, as
+	# fakes: each probe of theirs flips, the shim is used (the object
+	# refers to what the shim is made of, not to what it stands in for)
+	# and what calls it compiles without a warning. These configure with
+	# every probe, for the shims of the others must stay off.
+	# undef_in NAME OBJ SYM: SYM is an undefined symbol of build/NAME/OBJ
+	undef_in() { nm -u "$work/repo/build/$1/$2" 2> /dev/null | grep -qw "$3"; }
+
+	# 8f. RHEL 10.0's 6.12 (6.12.0-55.el10): no page_get_link_raw(), whose
+	# stable backport it lacks. Without the shim (the probe forced on),
+	# dir.c fails as it does on RHEL 10.
+	mkfake rhel10 "$k612" fs.h '/^extern const char \*page_get_link_raw(/,/;/d' ||
+		notok "fake 6.12 headers (rhel10) could not be made"
+	all_probes
+	if configure rhel10 && [ ! -s "$work/err" ] && ! has rhel10 HAVE_PAGE_GET_LINK_RAW &&
+		has rhel10 HAVE_INVALID_MNT_IDMAP && compile rhel10 fs/fuse/dir.o &&
+		! undef_in rhel10 fs/fuse/dir.o page_get_link_raw && undef_in rhel10 fs/fuse/dir.o page_put_link; then
+		ok "6.12 without page_get_link_raw() (RHEL 10.0): probe unset, dir.o compiles through the shim, no warning"
+	else
+		notok "6.12 without page_get_link_raw() (RHEL 10.0)"
+	fi
+	rm -f "$work/repo/build/rhel10/fs/fuse/dir.o"
+	make -C "$work/hdr/rhel10" M="$work/repo/build/rhel10" KCFLAGS=-DHAVE_PAGE_GET_LINK_RAW=1 \
+		fs/fuse/dir.o > "$work/out" 2>&1
+	if [ ! -f "$work/repo/build/rhel10/fs/fuse/dir.o" ] &&
+		grep -q "implicit declaration of function .page_get_link_raw" "$work/out"; then
+		ok "without the shim, dir.o fails as on RHEL 10: $(grep -m1 -o "error: implicit declaration of function .page_get_link_raw." "$work/out")"
+	else
+		notok "without the shim, dir.o does not fail on implicit page_get_link_raw()"
+	fi
+
+	# 8g. Ubuntu 24.04's 6.8 (6.8.0-generic), but for its file locks
+	# (8h): no invalid_mnt_idmap, security_dentry_init_security() with a
+	# struct lsmcontext (Ubuntu's LSM stacking), no page_get_link_raw(), a
+	# backing-file layer whose end_write() gets the file only and whose
+	# backing_file_open() takes the user's path, and no FUSE_PASSTHROUGH
+	# option: our backing-file layer, as on 6.1.
+	# shellcheck disable=SC2016
+	mkfake noble "$k612" \
+		mnt_idmapping.h '/^extern struct mnt_idmap invalid_mnt_idmap;$/d' \
+		security.h '/^int security_dentry_init_security(/i struct lsmcontext { char *context; u32 len; int slot; };' \
+		security.h '/^int security_dentry_init_security(/,/;/{s/const char \*\*xattr_name, void \*\*ctx,$/const char **xattr_name, struct lsmcontext *lsmctx);/;/^[[:space:]]*u32 \*ctxlen);$/d}' \
+		fs.h '/^extern const char \*page_get_link_raw(/,/;/d' \
+		backing-file.h 's/void (\*end_write)(struct file \*, loff_t, ssize_t);/void (*end_write)(struct file *);/; s/^struct file \*backing_file_open(const struct file \*user_file, int flags,/struct file *backing_file_open(const struct path *user_path, int flags,/' ||
+		notok "fake 6.12 headers (noble) could not be made"
+	for f in .config include/config/auto.conf include/generated/autoconf.h; do
+		sed -i '/CONFIG_FUSE_PASSTHROUGH/d' "$work/hdr/noble/$f"
+	done
+	if configure noble && [ ! -s "$work/err" ] && has noble HAVE_MNT_IDMAP && ! has noble HAVE_INVALID_MNT_IDMAP &&
+		! has noble HAVE_DENTRY_INIT_SECURITY_CTX && has noble HAVE_DENTRY_INIT_SECURITY_LSMCONTEXT &&
+		! has noble HAVE_PAGE_GET_LINK_RAW && has noble HAVE_BACKING_FILE && ! has noble HAVE_BACKING_FILE_END_WRITE_POS &&
+		grep -q '^FB_OWN_BACKING_FILE := y' "$work/repo/build/noble/fb_config.mk" &&
+		! grep -q FB_NO_PASSTHROUGH "$work/repo/build/noble/fb_config.mk"; then
+		ok "6.8 (Ubuntu 24.04): HAVE_INVALID_MNT_IDMAP, HAVE_DENTRY_INIT_SECURITY_CTX, HAVE_PAGE_GET_LINK_RAW unset, HAVE_DENTRY_INIT_SECURITY_LSMCONTEXT set, passthrough by our layer"
+	else
+		notok "6.8 (Ubuntu 24.04): probes"
+	fi
+	if compile noble fs/fuse/dir.o fs/fuse/dev.o fs/fuse/passthrough.o compat/invalid_mnt_idmap.o compat/backing_file.o &&
+		! undef_in noble fs/fuse/dir.o invalid_mnt_idmap && undef_in noble fs/fuse/dir.o fb_invalid_mnt_idmap &&
+		undef_in noble fs/fuse/dev.o fb_invalid_mnt_idmap && ! undef_in noble fs/fuse/dir.o page_get_link_raw &&
+		undef_in noble fs/fuse/dir.o security_dentry_init_security &&
+		! undef_in noble fs/fuse/passthrough.o backing_file_write_iter && undef_in noble fs/fuse/passthrough.o fb_backing_file_write_iter; then
+		ok "6.8 (Ubuntu 24.04): dir.o, dev.o, passthrough.o and our invalid_mnt_idmap and backing-file layer compile through the shims, no warning"
+	else
+		notok "6.8 (Ubuntu 24.04): objects through the shims"
+	fi
+
+	# 8h. 6.3-6.8's file locks (Ubuntu 24.04): the declarations in
+	# <linux/filelock.h>, struct file_lock with its own fl_* fields. A 6.1
+	# tree with them moved there from <linux/fs.h>, as 6.3 moved them.
+	if fake lock68 "$k61" && locks_out_of_fs_h lock68; then
+		if configure lock68 && [ ! -s "$work/err" ] && ! has lock68 HAVE_FILELOCK_H &&
+			has lock68 HAVE_FILELOCK_H_FL && ! has lock68 HAVE_FILE_LOCK_FS_H &&
+			compile lock68 fs/fuse/file.o; then
+			ok "file locks in <linux/filelock.h> of 6.3-6.8: HAVE_FILELOCK_H_FL only, file.o compiles, no warning"
+		else
+			notok "file locks in <linux/filelock.h> of 6.3-6.8"
+		fi
+		# None of the three forms: one line, naming the need (a cache of
+		# its own: the key does not cover a header changed in place).
+		alter lock68 filelock.h 's/\<posix_test_lock\>/fb_gone_posix_test_lock/'
+		FB_GATE_CACHE=$work/gatecache-lock68 bash "$work/repo/scripts/gate.sh" 6.1.0-fblock68 "$work/hdr/lock68" 6.12 > "$work/out" 2> "$work/err"
+		rc=$?
+		if [ $rc = 3 ] && [ "$(wc -l < "$work/out")" = 1 ] &&
+			grep -q 'its headers lack HAVE_FILELOCK_H|HAVE_FILELOCK_H_FL|HAVE_FILE_LOCK_FS_H (see' "$work/out"; then
+			ok "file locks of no known form: gate.sh says one line: $(cat "$work/out")"
+		else
+			notok "file locks of no known form: gate.sh (exit $rc: $(cat "$work/out"))"
+		fi
+	else
+		notok "fake 6.1 headers (lock68) could not be made"
 	fi
 
 	# The stand-in <linux/cleanup.h> where the kernel has none, in user

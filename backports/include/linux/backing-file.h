@@ -5,12 +5,15 @@
  * same calls, built on exported helpers (src/Kbuild decides). Where it has
  * one whose calls differ from base 6.12's, scripts/build.sh builds without
  * passthrough (PASSTHROUGH_NEEDS of backports/6.12/pin), but for
- * backing_file_open(), bridged below.
+ * backing_file_open(), bridged below. Where the kernel's FUSE predates
+ * passthrough (6.8: a layer, but no FUSE_PASSTHROUGH) ours is used in
+ * place of the kernel's (FB_COMPAT_BACKING_FILE, src/Kbuild), whose
+ * declarations are then left out.
  */
 #ifndef FB_LINUX_BACKING_FILE_H
 #define FB_LINUX_BACKING_FILE_H
 
-#ifdef HAVE_BACKING_FILE
+#if defined(HAVE_BACKING_FILE) && !defined(FB_COMPAT_BACKING_FILE)
 #include_next <linux/backing-file.h>
 
 #if !defined(HAVE_BACKING_FILE_OPEN_FILE) && defined(HAVE_BACKING_FILE_OPEN_PATH)
