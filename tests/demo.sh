@@ -27,12 +27,25 @@ times=$logs/demo-times
 
 t0=$(date +%s)
 tp=$t0
-# phase NAME: the time since the previous phase, on stdout and in $times
+# cpu: sets c to the CPU seconds (user + system) of the children waited for
+# so far, from `times` (run in this shell: in a subshell it would count
+# nothing)
+cpu() {
+	times > "$logs/.demo-times"
+	c=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] }
+		printf "%d\n", t }' "$logs/.demo-times")
+}
+cpu
+cp=$c
+# phase NAME: wall and CPU time since the previous phase, on stdout and in
+# $times ("NAME WALL CPU")
 phase() {
 	tn=$(date +%s)
-	echo "   ($1: $((tn - tp)) s)"
-	echo "$1 $((tn - tp))" >> "$times"
-	tp=$tn
+	cpu
+	cn=$c
+	echo "   ($1: $((tn - tp)) s, CPU $((cn - cp)) s)"
+	echo "$1 $((tn - tp)) $((cn - cp))" >> "$times"
+	tp=$tn cp=$cn
 }
 # fail LOG WHAT: the end of LOG and a one-line reason, exit 1
 fail() {
@@ -94,6 +107,6 @@ FB_OUT=$top/build/vm "$top/tests/vm/run.sh" --kver "$kver" --timeout 600 --log "
 rc=$?
 phase vm
 
-echo "== times (s): $(awk '{ t += $NF; $NF = $NF; s = s (s ? ", " : "") $0 } END { print s "; total " t }' "$times")"
+echo "== times (s): $(awk '{ t += $2; c += $3; s = s (s ? ", " : "") $1 " " $2 } END { print s "; total " t " (CPU " c ")" }' "$times")"
 [ $rc = 0 ] || echo "demo: the VM run ended with status $rc (log: build/demo-vm.log)" >&2
 exit $rc

@@ -47,28 +47,28 @@ tap_check $? "and read back byte for byte"
 fb_umount
 tap_check $? "unmount; the daemon exits"
 
-# The parallel-write figure: stock, then ours, each on a fresh mount over
-# the same pre-written file.
-jobs="1 4"
+# The parallel-write figure: stock and ours in turn for each writer count
+# (so that a slower spell of the host hits both alike), each on a fresh
+# mount over the same pre-written file.
 if bench_devices; then
 	bench_prewrite /tmp/nbdelay
-	for t in stock ours; do
-		if ! fb_use $t > "$FB_SCRATCH/use.err" 2>&1; then
-			tap_check 1 "load $t: $(head -n 1 "$FB_SCRATCH/use.err")"
-			continue
-		fi
-		FB_BACK=/tmp/nbdelay
-		if ! fb_mount --mode passthrough --parallel --threads 4 2> "$FB_SCRATCH/mount.err"; then
-			tap_check 1 "mount -t $FB_FSTYPE ($t) in passthrough mode: $(head -n 1 "$FB_SCRATCH/mount.err")"
-			continue
-		fi
-		for n in $jobs; do
+	for n in 1 4; do
+		for t in stock ours; do
+			if ! fb_use $t > "$FB_SCRATCH/use.err" 2>&1; then
+				tap_check 1 "load $t: $(head -n 1 "$FB_SCRATCH/use.err")"
+				continue
+			fi
+			FB_BACK=/tmp/nbdelay
+			if ! fb_mount --mode passthrough --parallel --threads 4 2> "$FB_SCRATCH/mount.err"; then
+				tap_check 1 "mount -t $FB_FSTYPE ($t) in passthrough mode: $(head -n 1 "$FB_SCRATCH/mount.err")"
+				continue
+			fi
 			iops=$(bench_fio "$FB_MNT" lat "$n")
 			[ -n "$iops" ] && [ "$iops" -gt 0 ] 2> /dev/null
 			tap_check $? "fio, $n writer(s) through $t ($FB_FSTYPE): ${iops:-no result} IOPS$([ -n "$iops" ] || echo ": $(head -n 1 "$FB_SCRATCH/fio.err")")"
 			echo "$t $n ${iops:-0}" >> "$FB_SCRATCH/figures"
+			fb_umount
 		done
-		fb_umount
 	done
 else
 	tap_check 1 "XFS on null_blk for the parallel-write figure (modprobe null_blk, configfs, mkfs.xfs)"
