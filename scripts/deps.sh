@@ -7,7 +7,7 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-what=${1:?usage: deps.sh build|pkg|test [PACKAGE...]}
+what=${1:?usage: deps.sh build|pkg|test|demo [PACKAGE...]}
 shift
 
 die() { echo "deps: $*" >&2; exit 1; }
@@ -33,7 +33,17 @@ mergerfs bindfs fuse-overlayfs sshfs openssh-server"
 	# building the lockdep/KASAN kernel of tests/debug/kernel.sh
 	pkgs="$pkgs flex bison libelf-dev"
 	;;
-*) die "unknown set '$what' (build, pkg or test)" ;;
+demo)
+	# `make demo` only (tests/demo.sh): build one module and boot one
+	# kernel whose image and headers tests/vm/kernel.sh and headers.sh
+	# unpack into the cache (installing the headers package would pull in
+	# the image package and its initramfs build). pahole: kbuild makes
+	# the module's BTF; xfsprogs and fio: the guest's parallel-write
+	# figure. No dkms, no packaging tools.
+	pkgs="build-essential kmod patch xz-utils pahole qemu-system-x86 udev busybox-static \
+virtme-ng/trixie fio xfsprogs $*"
+	;;
+*) die "unknown set '$what' (build, pkg, test or demo)" ;;
 esac
 
 # Kernel headers come and go from the archive: one that is gone is skipped

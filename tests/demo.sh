@@ -1,9 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# `make demo`: build the packages and the module for KVER, boot Debian's KVER
-# in QEMU, load our module next to (or instead of) the kernel's FUSE, mount
-# through it and round-trip a file byte for byte; then show the latest
-# benchmark table, if `make bench` has made one.
+# `make demo`: install only what the demo needs (scripts/deps.sh demo), fetch
+# Debian's KVER (image: tests/vm/kernel.sh; headers, unpacked, not
+# installed: tests/vm/headers.sh) and the pinned base's source (make
+# import), build our module for KVER alone, boot KVER in QEMU and run
+# tests/vm/guest/demo.sh there: our module beside the kernel's FUSE, a file
+# round-tripped through it, and parallel writes through stock and ours
+# measured side by side in that boot. Each phase is timed; the times go to
+# stdout and build/demo-times.
 #
 # usage: tests/demo.sh KVER
 set -u
@@ -11,33 +15,93 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 kver=${1:?usage: tests/demo.sh KVER}
 sh "$top/tests/vm/not-in-tmp.sh" demo || exit 1
 cd "$top" || exit 1
-mkdir -p build
+mkdir -p build || exit 1
+logs=$top/build
+times=$logs/demo-times
+: > "$times"
 
-echo "== packages (build/pkg/)"
-if make -s deb > build/demo-deb.log 2>&1 && make -s rpm > build/demo-rpm.log 2>&1; then
-	find build/pkg -maxdepth 1 \( -name '*.deb' -o -name '*.rpm' \) -printf '   %f\n'
-else
-	echo "   package build failed: see build/demo-deb.log and build/demo-rpm.log"
-fi
+t0=$(date +%s)
+tp=$t0
+# cpu: sets c to the CPU seconds (user + system) of the children waited for
+# so far, from `times` (run in this shell: in a subshell it would count
+# nothing)
+cpu() {
+	times > "$logs/.demo-times"
+	c=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] }
+		printf "%d\n", t }' "$logs/.demo-times")
+}
+cpu
+cp=$c
+# phase NAME: wall and CPU time since the previous phase, on stdout and in
+# $times ("NAME WALL CPU")
+phase() {
+	tn=$(date +%s)
+	cpu
+	cn=$c
+	echo "   ($1: $((tn - tp)) s, CPU $((cn - cp)) s)"
+	echo "$1 $((tn - tp)) $((cn - cp))" >> "$times"
+	tp=$tn cp=$cn
+}
+# fail LOG WHAT: the end of LOG and a one-line reason, exit 1
+fail() {
+	tail -n 15 "$1" | sed 's/^/   | /' >&2
+	echo "demo: $2 (log: ${1#"$top"/})" >&2
+	exit 1
+}
 
-echo "== module for $kver"
-make -s modules KVER="$kver" || exit 1
-make -s -C tests daemon > /dev/null || exit 1
+warm=no
+[ -f "/boot/vmlinuz-$kver" ] && [ -f src/upstream/.fb-import ] && command -v vng > /dev/null && warm=yes
+cat << EOF
+make demo: our FUSE module on Debian's $kver kernel, in QEMU on this machine.
+It installs only what the demo needs (compiler, kmod, pahole, qemu, virtme-ng,
+fio, xfsprogs, busybox: scripts/deps.sh demo), fetches that kernel's image and
+headers into /var/cache/fuse-backport (unpacked there, not installed) and the
+pinned linux-source (fs/fuse is imported from it), builds our module for that
+kernel alone, boots it, loads our module beside the built-in FUSE, round-trips
+a file through it, then times parallel O_DIRECT writes to one file through
+stock FUSE and through ours in the same boot and prints ours/stock.
+Roughly $([ $warm = yes ] && echo "2 minutes (caches warm)" || echo "5 minutes on a fresh 2-core machine (about 320 MB to download)"); the log of each step is in build/demo-*.log.
+
+EOF
+
+echo "== packages the demo needs"
+[ "$(id -u)" = 0 ] || { echo "demo: run as root (it installs Debian packages and boots a VM)" >&2; exit 1; }
+sh scripts/deps.sh demo > "$logs/demo-deps.log" 2>&1 || fail "$logs/demo-deps.log" "installing the packages failed"
+sed -n 's/^deps: installing/   installed:/p' "$logs/demo-deps.log"
+phase deps
+
+echo "== Debian's $kver (image in the background) and the pinned source"
+tests/vm/kernel.sh "$kver" > "$logs/demo-kernel.log" 2>&1 &
+kpid=$!
+make -s import > "$logs/demo-import.log" 2>&1 || fail "$logs/demo-import.log" "make import failed"
+sed 's/^/   /' "$logs/demo-import.log"
+kdir=$(tests/vm/headers.sh "$kver" 2> "$logs/demo-headers.log") || fail "$logs/demo-headers.log" "no headers for $kver"
+echo "   headers: $kdir"
+phase source+headers
+
+echo "== our module for $kver, and the test daemon"
+# scripts/build.sh directly (as `make modules` runs it), so that kbuild gets
+# every core
+MAKEFLAGS=-j$(nproc) sh scripts/build.sh "$kver" "$kdir" > "$logs/demo-build.log" 2>&1 ||
+	fail "$logs/demo-build.log" "building the module failed"
+make -s -C tests daemon >> "$logs/demo-build.log" 2>&1 ||
+	fail "$logs/demo-build.log" "building tests/daemon failed"
 for m in build/"$kver"/*.ko; do
 	echo "   $m: $(modinfo -F version "$m"), flavor $(modinfo -F flavor "$m")"
 done
+phase build
+if ! wait "$kpid"; then
+	fail "$logs/demo-kernel.log" "cannot fetch the kernel $kver"
+fi
+echo "   kernel: $(tail -n 1 "$logs/demo-kernel.log")"
+phase kernel-wait
 
 echo "== in a VM booting Debian's $kver"
-FB_OUT=$top/build/vm "$top/tests/vm/boot.sh" --kver "$kver" --timeout 600 -- \
+FB_OUT=$top/build/vm "$top/tests/vm/boot.sh" --kver "$kver" --timeout 600 --log "$logs/demo-vm.log" -- \
 	sh "$top/tests/vm/guest/demo.sh" "$top/build/$kver"
 rc=$?
+phase vm
 
-# the newest recorded run (results/bench/KVER/RUN-ID/, tests/lib/results.sh)
-t=""
-for f in results/bench/"$kver"/*/table.md; do [ -f "$f" ] && t=$f; done
-if [ -n "$t" ]; then
-	echo
-	echo "== latest benchmark ($t; plot: ${t%table.md}bench.png)"
-	cat "$t"
-fi
+echo "== times (s): $(awk '{ t += $2; c += $3; s = s (s ? ", " : "") $1 " " $2 } END { print s "; total " t " (CPU " c ")" }' "$times")"
+[ $rc = 0 ] || echo "demo: the VM run ended with status $rc (log: build/demo-vm.log)" >&2
 exit $rc
