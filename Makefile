@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# fuse-backport: top-level targets. See README.md.
+# fuse-backport: top-level targets. See README.md and docs/
 
 # The kernel the demo and the VM suites boot by default: Debian 12's
 # bookworm-backports 6.12 (FUSE built in, renamed flavor).
@@ -104,7 +104,7 @@ demo: not-in-tmp
 dkms-install: import
 	sh scripts/dkms-local.sh $(KVER)
 
-# Packages, into build/pkg/ (README.md, "Packages").
+# Packages, into build/pkg/ (docs/packaging.md).
 deps-pkg:
 	sh scripts/deps.sh pkg
 
@@ -117,7 +117,7 @@ rpm:
 kmod-deb: import-all
 	SIGN_KEY="$(SIGN_KEY)" SIGN_CERT="$(SIGN_CERT)" sh scripts/kmod-deb.sh $(KVER) $(KDIR)
 
-# Signed apt and dnf repositories of build/pkg in build/repo (README.md,
+# Signed apt and dnf repositories of build/pkg in build/repo (docs/packaging.md,
 # "Repositories"): REPO_KEY is the operator's GnuPG signing key.
 repo:
 	REPO_KEY="$(REPO_KEY)" sh scripts/repo.sh

@@ -217,7 +217,7 @@ case $msg in
 *) notok "dkms.conf skips a kernel outside every base: $msg" ;;
 esac
 
-# 8. Probes by signature (README "Probes by signature"). A fake kernel is a
+# 8. Probes by signature (docs/design.md, "Probes"). A fake kernel is a
 # copy of the arch part of an installed headers tree (its -common part is
 # shared) with headers of the -common part rewritten into
 # arch/x86/include/generated/linux/, which kbuild searches before include/.

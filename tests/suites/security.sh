@@ -15,7 +15,7 @@
 # passthrough writes only (cached writes, fallocate and copy_file_range
 # check as upstream does), and KILLPRIV_V2 servers that allow chmod only to
 # the owner: the write succeeds and suid goes. Each of these failed on the
-# series before fb2 (see the README, "Security of the privilege cache").
+# series before fb2 (docs/design.md, "The privilege cache and its security rule").
 FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$FB_TOP/tests/lib/tap.sh"
 . "$FB_TOP/tests/lib/fuse.sh"

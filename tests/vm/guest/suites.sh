@@ -37,7 +37,7 @@ echo "guest: kernel $(uname -r), $(nproc) CPUs, XFS scratch: ${FB_XFS:-none ($FB
 taint0=$(fb_taint)
 echo "guest: kernel taint at the start: $(fb_taint_who)"
 
-# Deliberate breakage for the red runs (README, "Tests"): FB_INJECT is a
+# Deliberate breakage for the red runs (docs/testing.md, "Red runs"): FB_INJECT is a
 # list of KIND:TARGET.SUITE, done right after that suite: warn (a WARNING
 # line in the kernel log), hold (a process keeps our device open, so our
 # module cannot be unloaded), lockdep, kasan, sleep (tests/kmod/fbbug.ko
