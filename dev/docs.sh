@@ -234,6 +234,11 @@ write "$out/README.md" < "$tmp/README.md"
 			echo "- [\`$d/\`](../$d/) ([report.md](../$f), [meta.txt](../$d/meta.txt))"
 		done
 	fi
+	# By distribution: prose kept by hand beside this file, with no figures.
+	if [ -f "$top/docs/coverage.md.in" ]; then
+		echo
+		cat "$top/docs/coverage.md.in"
+	fi
 } | write "$out/docs/coverage.md"
 
 # --- docs/benchmarks.md ---

@@ -23,9 +23,9 @@ trap 'rm -rf "$scratch"' EXIT
 # The inputs as the tree has them: tracked files only (what a clean clone
 # gets), or everything where there is no git checkout.
 if git -C "$top" rev-parse --git-dir > /dev/null 2>&1; then
-	files=$(git -C "$top" ls-files -- README.md docs/benchmarks.md.in 'backports/*/pin' results dev/docs.sh)
+	files=$(git -C "$top" ls-files -- README.md docs/benchmarks.md.in docs/coverage.md.in 'backports/*/pin' results dev/docs.sh)
 else
-	files=$(find README.md docs/benchmarks.md.in backports/*/pin results dev/docs.sh -type f 2> /dev/null)
+	files=$(find README.md docs/benchmarks.md.in docs/coverage.md.in backports/*/pin results dev/docs.sh -type f 2> /dev/null)
 fi
 rc=0
 echo "$files" | while IFS= read -r f; do
