@@ -18,6 +18,8 @@ cd "$top" || exit 1
 mkdir -p build || exit 1
 logs=$top/build
 times=$logs/demo-times
+# The previous run's total wall time here, for the intro (no typed estimate).
+last=$(awk '{ t += $2 } END { if (NR) print t }' "$times" 2> /dev/null)
 : > "$times"
 
 t0=$(date +%s)
@@ -49,8 +51,6 @@ fail() {
 	exit 1
 }
 
-warm=no
-[ -f "/boot/vmlinuz-$kver" ] && [ -f src/upstream/.fb-import ] && command -v vng > /dev/null && warm=yes
 cat << EOF
 make demo: our FUSE module on Debian's $kver kernel, in QEMU on this machine.
 It installs only what the demo needs (compiler, kmod, pahole, qemu, virtme-ng,
@@ -60,7 +60,7 @@ pinned linux-source (fs/fuse is imported from it), builds our module for that
 kernel alone, boots it, loads our module beside the built-in FUSE, round-trips
 a file through it, then times parallel O_DIRECT writes to one file through
 stock FUSE and through ours in the same boot and prints ours/stock.
-Roughly $([ $warm = yes ] && echo "2 minutes (caches warm)" || echo "5 minutes on a fresh 2-core machine (about 320 MB to download)"); the log of each step is in build/demo-*.log.
+$([ -n "$last" ] && echo "The last run on this machine took $last s; each" || echo "A first run downloads the kernel image, its headers and linux-source; each") phase prints its time, and its log is in build/demo-*.log.
 
 EOF
 
