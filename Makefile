@@ -26,7 +26,7 @@ BASE ?= $(or $(word 1,$(shell bash scripts/flavor.sh --base $(KVER) $(KDIR) 2>/d
 else
 BASE ?= 6.12
 endif
-TREE := $(if $(filter 6.12,$(BASE)),src/upstream,src/upstream-$(BASE))
+TREE := src/upstream-$(BASE)
 
 ifeq ($(SERIES),none)
 SRC := $(TREE)-unpatched
@@ -54,8 +54,7 @@ import:
 # Every base's generated tree (the build matrix and the package need them all).
 import-all:
 	@for b in $(BASES); do \
-		t=src/upstream; [ $$b = 6.12 ] || t=src/upstream-$$b; \
-		OUT=$(CURDIR)/$$t SERIES=all sh scripts/import.sh $$b || exit 1; \
+		OUT=$(CURDIR)/src/upstream-$$b SERIES=all sh scripts/import.sh $$b || exit 1; \
 	done
 
 modules: import
@@ -133,7 +132,7 @@ clean:
 	rm -rf build
 
 distclean: clean
-	rm -rf src/upstream src/upstream-unpatched src/upstream-*
+	rm -rf src/upstream-*
 
 # The docs generated from the pins and results/ (dev/docs.sh): the README's
 # kernel table, docs/coverage.md, docs/benchmarks.md. make check's "docs"

@@ -5,8 +5,8 @@
 # This is what `make modules` and DKMS's MAKE run.
 #
 # usage: scripts/build.sh KVER [KDIR]
-# environment: SRC (generated tree, default the kernel's base's: src/upstream
-#              for base 6.12, src/upstream-<base> for the others),
+# environment: SRC (generated tree, default the kernel's base's:
+#              src/upstream-<base>),
 #              BUILD (default build/KVER), FB_PREFIX, FB_WERROR=1,
 #              FB_CONFIGURE_ONLY=1 (lay out and configure, do not compile)
 set -eu

@@ -9,7 +9,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "dkms-local: $*" >&2; exit 1; }
 command -v dkms > /dev/null || die "dkms is not installed (make deps)"
-[ -f "$top/src/upstream/.fb-import" ] || die "no generated tree: run 'make import' first"
+ls "$top"/src/upstream-*/.fb-import > /dev/null 2>&1 || die "no generated tree: run 'make import' first"
 
 ver=$(kernelver="" kernel_source_dir="" bash -c '. "$1/dkms.conf" && echo "$PACKAGE_VERSION"' _ "$top")
 name=fuse-backport
@@ -25,8 +25,8 @@ rm -rf "$dst"
 # The same file set the package carries under /usr/src.
 mkdir -p "$dst/src"
 cp -R "$top/dkms.conf" "$top/LICENSE" "$top/scripts" "$top/backports" "$dst/"
-cp -R "$top/src/Kbuild" "$top/src/upstream" "$dst/src/"
-# The generated trees of the other bases (make import-all), where made.
+cp -R "$top/src/Kbuild" "$dst/src/"
+# The generated trees of the bases (make import, make import-all), where made.
 for t in "$top"/src/upstream-*; do
 	case $t in *-unpatched) continue ;; esac
 	[ -f "$t/.fb-import" ] && cp -R "$t" "$dst/src/"

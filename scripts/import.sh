@@ -9,7 +9,7 @@
 #                     Debian's linux-source package
 #   SERIES            "all" (default): infra patches, then the series;
 #                     "none": infra patches only (the unpatched base)
-#   OUT               generated tree (default: src/upstream)
+#   OUT               generated tree (default: src/upstream-BASE)
 #   FB_CACHE          where downloaded packages are kept
 #   FB_TARBALL_TO     only fetch and verify the pinned tarball (both sha256
 #                     checks and the version, as for an import) and write it
@@ -20,7 +20,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 base=${1:-${BASE:-6.12}}
 series_mode=${SERIES:-all}
-out=${OUT:-$top/src/upstream}
+out=${OUT:-$top/src/upstream-$base}
 cache=${FB_CACHE:-/var/cache/fuse-backport}
 bp=$top/backports/$base
 

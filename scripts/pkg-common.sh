@@ -5,11 +5,10 @@
 #
 #   pkg_version             the product version (PACKAGE_VERSION of dkms.conf)
 #   pkg_bases               every base (backports/<base>/pin), default first
-#   pkg_tree BASE           its generated tree under src/ (upstream for the
-#                           default base 6.12, upstream-<base> for the others)
+#   pkg_tree BASE           its generated tree under src/: upstream-<base>
 #   pkg_comp BASE           its component tarball in the Debian source
-#                           package: linux (6.12), linux<base without dots>
-#                           (7.2: linux72), unpacked by dpkg-source there
+#                           package: linux<base without dots> (6.12:
+#                           linux612), unpacked by dpkg-source there
 #   pkg_tarball_var BASE    the variable that gives its pinned kernel tarball:
 #                           UPSTREAM_TARBALL (6.12), UPSTREAM_TARBALL_<base,
 #                           dots as _> (7.2: UPSTREAM_TARBALL_7_2)
@@ -41,11 +40,11 @@ pkg_bases() {
 }
 
 pkg_tree() {
-	if [ "$1" = "$pkg_default_base" ]; then echo upstream; else echo "upstream-$1"; fi
+	echo "upstream-$1"
 }
 
 pkg_comp() {
-	if [ "$1" = "$pkg_default_base" ]; then echo linux; else echo "linux$(echo "$1" | tr -d .)"; fi
+	echo "linux$(echo "$1" | tr -d .)"
 }
 
 pkg_tarball_var() {

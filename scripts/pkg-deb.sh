@@ -41,8 +41,8 @@ pkg_clean_tree "$src"
 	-cJf "fuse-backport_$ver.orig.tar.xz" "fuse-backport-$ver")
 
 # The kernel files the build imports, one component tarball per base
-# (pkg_comp: orig-linux for 6.12, orig-linux72 for 7.2, orig-linux73 for
-# 7.3, unpacked by dpkg-source into linux/, linux72/ and linux73/): taken
+# (pkg_comp: orig-linux612 for 6.12, orig-linux72 for 7.2, orig-linux73 for
+# 7.3, unpacked by dpkg-source into linux612/, linux72/ and linux73/): taken
 # from the base's pinned tarball (UPSTREAM_TARBALL, UPSTREAM_TARBALL_7_2,
 # UPSTREAM_TARBALL_7_3, else the one in the pinned linux-source .deb), only
 # what import.sh reads. One tarball per base, not one with every tree: each

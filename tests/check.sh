@@ -96,7 +96,7 @@ lint() {
 	tap_check $? "shellcheck dkms.conf"
 	for p in backports/*/patches/*.patch backports/*/infra/patches/*.patch; do
 		[ -f "$p" ] || continue
-		if perl src/upstream/scripts/checkpatch.pl --no-tree -q - < "$p" > "$logs/checkpatch.out" 2>&1; then
+		if perl src/upstream-6.12/scripts/checkpatch.pl --no-tree -q - < "$p" > "$logs/checkpatch.out" 2>&1; then
 			tap_check 0 "checkpatch $p"
 		elif grep -q '^ERROR' "$logs/checkpatch.out"; then
 			tap_check 1 "checkpatch $p"

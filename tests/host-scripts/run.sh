@@ -40,14 +40,14 @@ expect_fail() {
 		notok "$name: $(wc -l < "$work/err") lines on stderr, want 1"
 	elif ! grep -Eq "$re" "$work/err"; then
 		notok "$name: message does not match /$re/"
-	elif [ -e "$work/repo/src/upstream" ] || ls -d "$work"/repo/src/.import.* > /dev/null 2>&1; then
+	elif [ -e "$work/repo/src/upstream-6.12" ] || ls -d "$work"/repo/src/.import.* > /dev/null 2>&1; then
 		notok "$name: left a tree behind"
 	else
 		ok "$name: $(cat "$work/err")"
 	fi
 }
 
-import() { OUT="$work/repo/src/upstream" sh "$work/repo/scripts/import.sh"; }
+import() { OUT="$work/repo/src/upstream-6.12" sh "$work/repo/scripts/import.sh"; }
 
 # The pinned package must be at hand for the tarball tests.
 if [ ! -f "$deb" ]; then
@@ -69,19 +69,19 @@ tar -C "$work/k" -cJf "$work/linux-$UPSTREAM_VERSION.tar.xz" "linux-$UPSTREAM_VE
 
 # 1. The real import, twice: the second run changes nothing.
 scratch
-if import > "$work/out" 2> "$work/err" && [ -f "$work/repo/src/upstream/.fb-import" ]; then
+if import > "$work/out" 2> "$work/err" && [ -f "$work/repo/src/upstream-6.12/.fb-import" ]; then
 	ok "import of the pinned Debian package: $(cat "$work/out")"
 else
 	notok "import of the pinned Debian package"
 fi
-before=$(ls -l --time-style=full-iso "$work/repo/src/upstream/.fb-import")
+before=$(ls -l --time-style=full-iso "$work/repo/src/upstream-6.12/.fb-import")
 if import > "$work/out" 2> "$work/err" && grep -q 'up to date' "$work/out" &&
-   [ "$(ls -l --time-style=full-iso "$work/repo/src/upstream/.fb-import")" = "$before" ]; then
+   [ "$(ls -l --time-style=full-iso "$work/repo/src/upstream-6.12/.fb-import")" = "$before" ]; then
 	ok "import is idempotent: $(cat "$work/out")"
 else
 	notok "import is idempotent"
 fi
-if grep -q 'FB_NAME' "$work/repo/src/upstream/fs/fuse/inode.c"; then
+if grep -q 'FB_NAME' "$work/repo/src/upstream-6.12/fs/fuse/inode.c"; then
 	ok "infra patches applied"
 else
 	notok "infra patches applied"
@@ -90,7 +90,7 @@ fi
 # 2. A kernel.org tarball with exactly the pinned files is accepted.
 scratch
 if UPSTREAM_TARBALL="$work/linux-$UPSTREAM_VERSION.tar.xz" import > "$work/out" 2> "$work/err" &&
-   grep -q "tree_sha256=$TREE_SHA256" "$work/repo/src/upstream/.fb-import"; then
+   grep -q "tree_sha256=$TREE_SHA256" "$work/repo/src/upstream-6.12/.fb-import"; then
 	ok "kernel.org-style tarball with the pinned fs/fuse is accepted"
 else
 	notok "kernel.org-style tarball with the pinned fs/fuse is accepted"
@@ -102,12 +102,12 @@ mkdir -p "$work/t" && cp -R "$work/k/linux-$UPSTREAM_VERSION" "$work/t/"
 echo '/* tampered */' >> "$work/t/linux-$UPSTREAM_VERSION/fs/fuse/file.c"
 tar -C "$work/t" -cJf "$work/tampered.tar.xz" "linux-$UPSTREAM_VERSION"
 expect_fail "tampered fs/fuse in a kernel.org tarball" 'sha256 mismatch' \
-	env UPSTREAM_TARBALL="$work/tampered.tar.xz" OUT="$work/repo/src/upstream" sh "$work/repo/scripts/import.sh"
+	env UPSTREAM_TARBALL="$work/tampered.tar.xz" OUT="$work/repo/src/upstream-6.12" sh "$work/repo/scripts/import.sh"
 
 cp "$work/linux-$UPSTREAM_VERSION.tar.xz" "$work/corrupt.tar.xz"
 printf 'garbage' | dd of="$work/corrupt.tar.xz" bs=1 seek=4096 conv=notrunc 2> /dev/null
 expect_fail "corrupted tarball" 'cannot read|lacks|sha256' \
-	env UPSTREAM_TARBALL="$work/corrupt.tar.xz" OUT="$work/repo/src/upstream" sh "$work/repo/scripts/import.sh"
+	env UPSTREAM_TARBALL="$work/corrupt.tar.xz" OUT="$work/repo/src/upstream-6.12" sh "$work/repo/scripts/import.sh"
 
 # A Debian package whose tarball is not the pinned one.
 mkdir -p "$work/fakedeb/DEBIAN" "$work/fakedeb/$(dirname "$DEBIAN_TARBALL")" "$work/fakecache"
@@ -116,19 +116,19 @@ printf 'Package: %s\nVersion: %s\nArchitecture: all\nMaintainer: test <test@inva
 	"$DEBIAN_PACKAGE" "$DEBIAN_VERSION" > "$work/fakedeb/DEBIAN/control"
 dpkg-deb -b "$work/fakedeb" "$work/fakecache/${DEBIAN_PACKAGE}_${DEBIAN_VERSION}_all.deb" > /dev/null
 expect_fail "Debian source package with a tampered tarball" 'sha256 mismatch' \
-	env FB_CACHE="$work/fakecache" OUT="$work/repo/src/upstream" sh "$work/repo/scripts/import.sh"
+	env FB_CACHE="$work/fakecache" OUT="$work/repo/src/upstream-6.12" sh "$work/repo/scripts/import.sh"
 
 # FB_TARBALL_TO (the debug kernel's source, tests/debug/kernel.sh): the same
 # checks, then only the verified tarball is written.
 mkdir -p "$work/tarto"
 expect_fail "FB_TARBALL_TO with a tampered Debian package" 'sha256 mismatch' \
-	env FB_CACHE="$work/fakecache" FB_TARBALL_TO="$work/tarto/linux.tar" OUT="$work/repo/src/upstream" sh "$work/repo/scripts/import.sh"
+	env FB_CACHE="$work/fakecache" FB_TARBALL_TO="$work/tarto/linux.tar" OUT="$work/repo/src/upstream-6.12" sh "$work/repo/scripts/import.sh"
 if [ -e "$work/tarto/linux.tar" ] || ls -d "$work"/tarto/.import.* > /dev/null 2>&1; then
 	notok "FB_TARBALL_TO with a tampered Debian package: left a file behind"
 fi
-if FB_TARBALL_TO="$work/tarto/linux.tar" OUT="$work/repo/src/upstream" sh "$work/repo/scripts/import.sh" > "$work/out" 2> "$work/err" &&
+if FB_TARBALL_TO="$work/tarto/linux.tar" OUT="$work/repo/src/upstream-6.12" sh "$work/repo/scripts/import.sh" > "$work/out" 2> "$work/err" &&
 	case " $TARBALL_SHA256 " in *" $(sha256sum < "$work/tarto/linux.tar" | cut -d' ' -f1) "*) true ;; *) false ;; esac &&
-	[ ! -e "$work/repo/src/upstream" ]; then
+	[ ! -e "$work/repo/src/upstream-6.12" ]; then
 	ok "FB_TARBALL_TO writes the pinned tarball, verified, and imports nothing: $(cat "$work/out")"
 else
 	notok "FB_TARBALL_TO writes the pinned tarball, verified, and imports nothing"
@@ -139,54 +139,54 @@ rm -rf "$work/tarto"
 scratch
 sed -i 's/^DEBIAN_VERSION=.*/DEBIAN_VERSION=0.0.0-fb-missing/' "$work/repo/backports/6.12/pin"
 expect_fail "missing source package" 'cannot fetch' \
-	env FB_CACHE="$work/emptycache" OUT="$work/repo/src/upstream" sh "$work/repo/scripts/import.sh"
+	env FB_CACHE="$work/emptycache" OUT="$work/repo/src/upstream-6.12" sh "$work/repo/scripts/import.sh"
 
 # 5. A patch that does not apply stops with its name; an existing tree stays.
 scratch
 import > /dev/null 2>&1
-stamp=$(cat "$work/repo/src/upstream/.fb-import")
+stamp=$(cat "$work/repo/src/upstream-6.12/.fb-import")
 printf -- '--- a/fs/fuse/file.c\n+++ b/fs/fuse/file.c\n@@ -1,3 +1,3 @@\n-this line is not there\n+nor this one\n context\n' \
 	> "$work/repo/backports/6.12/patches/9999-does-not-apply.patch"
 echo 9999-does-not-apply.patch >> "$work/repo/backports/6.12/series"
-if OUT="$work/repo/src/upstream" sh "$work/repo/scripts/import.sh" > "$work/out" 2> "$work/err"; then
+if OUT="$work/repo/src/upstream-6.12" sh "$work/repo/scripts/import.sh" > "$work/out" 2> "$work/err"; then
 	notok "patch that does not apply: import succeeded"
 elif [ "$(wc -l < "$work/err")" = 1 ] && grep -q '9999-does-not-apply.patch does not apply' "$work/err" &&
-     [ "$(cat "$work/repo/src/upstream/.fb-import")" = "$stamp" ] &&
+     [ "$(cat "$work/repo/src/upstream-6.12/.fb-import")" = "$stamp" ] &&
      ! ls -d "$work"/repo/src/.import.* > /dev/null 2>&1; then
 	ok "patch that does not apply: $(cat "$work/err"); previous tree kept"
 else
 	notok "patch that does not apply"
 fi
-rm -rf "$work/repo/src/upstream"
+rm -rf "$work/repo/src/upstream-6.12"
 expect_fail "series naming a missing patch" 'missing patch' sh -c \
-	"echo 9998-absent.patch >> '$work/repo/backports/6.12/series'; OUT='$work/repo/src/upstream' sh '$work/repo/scripts/import.sh'"
+	"echo 9998-absent.patch >> '$work/repo/backports/6.12/series'; OUT='$work/repo/src/upstream-6.12' sh '$work/repo/scripts/import.sh'"
 
 # 5b. A series entry with a slash takes another base's patch (base 7.2 takes
 # base 7.3's series): the same tree as with the patch in place, the import
 # record naming where it came from; a missing one is refused by name.
-tree_sum() { (cd "$work/repo/src/upstream" && find fs -type f | LC_ALL=C sort | xargs sha256sum | sha256sum); }
+tree_sum() { (cd "$work/repo/src/upstream-6.12" && find fs -type f | LC_ALL=C sort | xargs sha256sum | sha256sum); }
 scratch
 import > /dev/null 2>&1
 want=$(tree_sum)
-rm -rf "$work/repo/src/upstream"
+rm -rf "$work/repo/src/upstream-6.12"
 p3=0003-fuse-check-for-privileges-to-remove-once-per-inode-n.patch
 mkdir -p "$work/repo/backports/9.9/patches"
 mv "$work/repo/backports/6.12/patches/$p3" "$work/repo/backports/9.9/patches/"
 sed -i "s|^$p3\$|9.9/patches/$p3|" "$work/repo/backports/6.12/series"
 if import > "$work/out" 2> "$work/err" &&
 	[ "$(tree_sum)" = "$want" ] &&
-	grep -qx "patch=backports/9.9/patches/$p3" "$work/repo/src/upstream/.fb-import"; then
+	grep -qx "patch=backports/9.9/patches/$p3" "$work/repo/src/upstream-6.12/.fb-import"; then
 	ok "series entry 9.9/patches/$p3 (another base's patch): the same tree, recorded as backports/9.9/patches/$p3"
 else
 	notok "series entry 9.9/patches/$p3 (another base's patch): not the same tree or not recorded"
 fi
-rm -rf "$work/repo/src/upstream"
+rm -rf "$work/repo/src/upstream-6.12"
 expect_fail "series naming another base's missing patch" "missing patch: backports/9.8/patches/$p3" sh -c \
-	"sed -i 's|^9.9/|9.8/|' '$work/repo/backports/6.12/series'; OUT='$work/repo/src/upstream' sh '$work/repo/scripts/import.sh'"
+	"sed -i 's|^9.9/|9.8/|' '$work/repo/backports/6.12/series'; OUT='$work/repo/src/upstream-6.12' sh '$work/repo/scripts/import.sh'"
 
 # 6. Unknown base.
 scratch
-expect_fail "unknown base" "unknown base" env OUT="$work/repo/src/upstream" sh "$work/repo/scripts/import.sh" 9.99
+expect_fail "unknown base" "unknown base" env OUT="$work/repo/src/upstream-6.12" sh "$work/repo/scripts/import.sh" 9.99
 
 # 7. Headers without .config: a clear skip, no build directory.
 scratch
@@ -326,7 +326,7 @@ k61=$(hdr_of '6.1.0-*-amd64') || k61=""
 if [ -z "$k612" ] || [ -z "$k61" ]; then
 	ok "probes by signature # skip needs the headers of a 6.12 and a 6.1 kernel (make deps)"
 else
-	if [ ! -f "$work/repo/src/upstream/.fb-import" ]; then
+	if [ ! -f "$work/repo/src/upstream-6.12/.fb-import" ]; then
 		scratch
 		import > /dev/null 2>&1
 	fi

@@ -28,7 +28,7 @@
 #                       is run, default "dkms"; e.g. "chroot ROOT dkms");
 #                       /usr/src trees stay (the caller knows whose they are)
 #   pt_tree_missing LIST SRC   the generated DKMS tree, every base's
-#                       (pkg_bases: src/upstream, src/upstream-7.2,
+#                       (pkg_bases: src/upstream-6.12, src/upstream-7.2,
 #                       src/upstream-7.3), is in LIST (a path a line) under
 #                       SRC; what is not goes to $pt_missing
 #   pt_trees            every base's generated tree, "src/<tree>", on one line

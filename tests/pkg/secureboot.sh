@@ -123,7 +123,7 @@ else
 fi
 
 # dkms itself, as root: a drop-in kernel under the stub is skipped (77).
-if [ "$(id -u)" != 0 ] || ! command -v dkms > /dev/null || [ -z "$dropk" ] || [ ! -f src/upstream/.fb-import ]; then
+if [ "$(id -u)" != 0 ] || ! command -v dkms > /dev/null || [ -z "$dropk" ] || [ ! -f src/upstream-6.12/.fb-import ]; then
 	tap_skip "dkms build under Secure Boot without the key" "needs root, dkms, a drop-in kernel's headers and make import"
 else
 	exec 9>> /var/lock/fuse-backport-dkms.lock
@@ -135,7 +135,7 @@ else
 		dst=/usr/src/fuse-backport-$ver
 		mkdir -p "$dst/src"
 		cp -R dkms.conf LICENSE scripts backports "$dst/"
-		cp -R src/Kbuild src/upstream "$dst/src/"
+		cp -R src/Kbuild src/upstream-6.12 "$dst/src/"
 		dkms_added=$ver
 		dkms add -m fuse-backport -v "$ver" > /dev/null 2>&1
 		before=$(modinfo -k "$dropk" -F filename fuse 2> /dev/null)

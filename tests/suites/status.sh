@@ -69,7 +69,7 @@ grep -qx 'CONFIG_FUSE_PASSTHROUGH=y' "$cfg" 2> /dev/null && pt=true
 fbbase=$(bash "$FB_TOP/scripts/flavor.sh" --base "$kver" /nonexistent 2> /dev/null | cut -d' ' -f1)
 tree=$(bash "$FB_TOP/scripts/flavor.sh" --base "$kver" /nonexistent 2> /dev/null | cut -d' ' -f2)
 minor=$(sed -n 's/^#define FUSE_KERNEL_MINOR_VERSION \([0-9]*\)$/\1/p' \
-	"$FB_TOP/src/${tree:-upstream}/include/uapi/linux/fuse.h")
+	"$FB_TOP/src/${tree:-upstream-6.12}/include/uapi/linux/fuse.h")
 moddep=/lib/modules/$kver/modules.dep
 ours_re='^updates/dkms/\(fuse\|cuse\|virtiofs\|fusebp\)\.ko'
 mounted=""
