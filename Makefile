@@ -43,25 +43,25 @@ endif
 all: modules
 
 deps:
-	sh scripts/deps.sh build $(MATRIX_HEADERS)
+	sh dev/deps.sh build $(MATRIX_HEADERS)
 
 deps-test:
-	sh scripts/deps.sh test $(MATRIX_HEADERS)
+	sh dev/deps.sh test $(MATRIX_HEADERS)
 
 import:
-	OUT=$(CURDIR)/$(SRC) SERIES=$(SERIES) sh scripts/import.sh $(BASE)
+	OUT=$(CURDIR)/$(SRC) SERIES=$(SERIES) sh dev/import.sh $(BASE)
 
 # Every base's generated tree (the build matrix and the package need them all).
 import-all:
 	@for b in $(BASES); do \
-		OUT=$(CURDIR)/src/upstream-$$b SERIES=all sh scripts/import.sh $$b || exit 1; \
+		OUT=$(CURDIR)/src/upstream-$$b SERIES=all sh dev/import.sh $$b || exit 1; \
 	done
 
 modules: import
 	SRC=$(CURDIR)/$(SRC) BUILD=$(CURDIR)/$(BUILD) sh scripts/build.sh $(KVER) $(KDIR)
 
 check-build: import-all
-	FB_WERROR=0 sh scripts/check-build.sh
+	FB_WERROR=0 sh dev/check-build.sh
 
 # Every C test helper, in one build (tests/Makefile); the VM runner, bench,
 # the demo and the host tests all build them through it.
@@ -96,30 +96,30 @@ bench-ab: not-in-tmp deps-test
 	@[ -n "$(REV)" ] || { echo "make: bench-ab needs REV=<git revision> (and KVER=)" >&2; exit 2; }
 	sh tests/bench/ab.sh $(if $(filter command line,$(origin KVER)),$(KVER),$(DEFAULT_KVER)) $(REV)
 
-# Installs only what it needs (scripts/deps.sh demo) and builds one module.
+# Installs only what it needs (dev/deps.sh demo) and builds one module.
 demo: not-in-tmp
 	sh tests/demo.sh $(DEFAULT_KVER)
 
 dkms-install: import
-	sh scripts/dkms-local.sh $(KVER)
+	sh dev/dkms-local.sh $(KVER)
 
 # Packages, into build/pkg/ (docs/packaging.md).
 deps-pkg:
-	sh scripts/deps.sh pkg
+	sh dev/deps.sh pkg
 
 deb:
-	sh scripts/pkg-deb.sh
+	sh dev/pkg-deb.sh
 
 rpm:
-	sh scripts/pkg-rpm.sh
+	sh dev/pkg-rpm.sh
 
 kmod-deb: import-all
-	SIGN_KEY="$(SIGN_KEY)" SIGN_CERT="$(SIGN_CERT)" sh scripts/kmod-deb.sh $(KVER) $(KDIR)
+	SIGN_KEY="$(SIGN_KEY)" SIGN_CERT="$(SIGN_CERT)" sh dev/kmod-deb.sh $(KVER) $(KDIR)
 
 # Signed apt and dnf repositories of build/pkg in build/repo (docs/packaging.md,
 # "Repositories"): REPO_KEY is the operator's GnuPG signing key.
 repo:
-	REPO_KEY="$(REPO_KEY)" sh scripts/repo.sh
+	REPO_KEY="$(REPO_KEY)" sh dev/repo.sh
 
 
 checkpatch: import

@@ -13,7 +13,7 @@
 # C-locale sorts). tests/docs/check.sh renders into a copy and compares.
 #
 # Results are read in the layout of tests/lib/results.sh:
-#   results/check-build/TIER/RUN-ID/table.md   (scripts/check-build.sh)
+#   results/check-build/TIER/RUN-ID/table.md   (dev/check-build.sh)
 #   results/vm/KVER/RUN-ID/report.md           (tests/vm/report.sh)
 #   results/bench/KVER/RUN-ID/table.md         (tests/bench/run.sh)
 #   results/bench-ab/KVER/RUN-ID/table.md      (tests/bench/ab.sh)
@@ -185,7 +185,7 @@ write "$out/README.md" < "$tmp/README.md"
 	echo "are what \`scripts/flavor.sh\` chose for the build (for a kernel only"
 	echo "booted, the base serving its series by the pins). **build**: the newest"
 	echo "build matrix run that built it (\`make check-build\`,"
-	echo "\`scripts/check-build.sh\`); **VM**: the closing line of the newest VM"
+	echo "\`dev/check-build.sh\`); **VM**: the closing line of the newest VM"
 	echo "report (\`make check-vm\`, \`make check\`: \`tests/vm/report.sh\`), with the"
 	echo "targets and suites its plan gave. **from**: the files under \`results/\`."
 	echo "A kernel with no recorded VM run shows \"–\": it was built, not booted,"

@@ -117,7 +117,7 @@ make -s import-all > "$logs/import.log" 2>&1 || { cat "$logs/import.log"; echo "
 section lint lint
 section tools sh tests/host-scripts/run.sh
 section tools-user sh -c 'make -s -C tools > /dev/null && sh tests/host-tools/run.sh'
-section build-matrix sh scripts/check-build.sh
+section build-matrix sh dev/check-build.sh
 # shellcheck disable=SC2086 # a list of kernels
 section dkms sh tests/dkms/run.sh $dkms_kvers
 section pkg-deb sh tests/pkg/deb.sh
@@ -168,7 +168,7 @@ done
 # alone takes most of an hour on 2 cores the first time.
 section check-debug sh tests/debug/run.sh
 
-# Kernel headers that vanished from the archive (scripts/deps.sh): the
+# Kernel headers that vanished from the archive (dev/deps.sh): the
 # build matrix has one kernel less, which the summary must say.
 if [ -s "$top/build/deps-skipped" ]; then
 	n=$(grep -c . "$top/build/deps-skipped")

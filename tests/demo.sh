@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# `make demo`: install only what the demo needs (scripts/deps.sh demo), fetch
+# `make demo`: install only what the demo needs (dev/deps.sh demo), fetch
 # Debian's KVER (image: tests/vm/kernel.sh; headers, unpacked, not
 # installed: tests/vm/headers.sh) and the pinned base's source (make
 # import), build our module for KVER alone, boot KVER in QEMU and run
@@ -54,7 +54,7 @@ fail() {
 cat << EOF
 make demo: our FUSE module on Debian's $kver kernel, in QEMU on this machine.
 It installs only what the demo needs (compiler, kmod, pahole, qemu, virtme-ng,
-fio, xfsprogs, busybox: scripts/deps.sh demo), fetches that kernel's image and
+fio, xfsprogs, busybox: dev/deps.sh demo), fetches that kernel's image and
 headers into /var/cache/fuse-backport (unpacked there, not installed) and the
 pinned linux-source (fs/fuse is imported from it), builds our module for that
 kernel alone, boots it, loads our module beside the built-in FUSE, round-trips
@@ -66,7 +66,7 @@ EOF
 
 echo "== packages the demo needs"
 [ "$(id -u)" = 0 ] || { echo "demo: run as root (it installs Debian packages and boots a VM)" >&2; exit 1; }
-sh scripts/deps.sh demo > "$logs/demo-deps.log" 2>&1 || fail "$logs/demo-deps.log" "installing the packages failed"
+sh dev/deps.sh demo > "$logs/demo-deps.log" 2>&1 || fail "$logs/demo-deps.log" "installing the packages failed"
 sed -n 's/^deps: installing/   installed:/p' "$logs/demo-deps.log"
 phase deps
 

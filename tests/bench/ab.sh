@@ -29,10 +29,13 @@ if [ ! -d "$wt" ]; then
 	git worktree add --detach "$wt" "$sha" > "build/ab/worktree-$short.log" 2>&1 ||
 		die "cannot check out $2 in $wt (build/ab/worktree-$short.log)"
 fi
-(cd "$wt" && sh scripts/build-for.sh "$kver" all) > "build/ab/modules-$short.log" 2>&1 ||
+# (dev/build-for.sh; scripts/build-for.sh in a revision before dev/)
+bf=dev/build-for.sh
+[ -f "$wt/$bf" ] || bf=scripts/build-for.sh
+(cd "$wt" && sh "$bf" "$kver" all) > "build/ab/modules-$short.log" 2>&1 ||
 	die "cannot build $2's module for $kver (build/ab/modules-$short.log)"
 # a: this tree
-sh scripts/build-for.sh "$kver" all > build/ab/modules-a.log 2>&1 ||
+sh dev/build-for.sh "$kver" all > build/ab/modules-a.log 2>&1 ||
 	die "cannot build this tree's module for $kver (build/ab/modules-a.log)"
 make -s -C tests daemon > /dev/null || die "cannot build fbtestd (make -C tests daemon)"
 

@@ -17,9 +17,9 @@ die() { [ -n "${res:-}" ] && rmdir "$res" 2> /dev/null; echo "bench: $*" >&2; ex
 mkdir -p build
 
 for kver in "$@"; do
-	sh scripts/build-for.sh "$kver" all > "build/bench-modules.log" 2>&1 ||
+	sh dev/build-for.sh "$kver" all > "build/bench-modules.log" 2>&1 ||
 		die "cannot build our module for $kver (build/bench-modules.log)"
-	sh scripts/build-for.sh "$kver" none >> "build/bench-modules.log" 2>&1 ||
+	sh dev/build-for.sh "$kver" none >> "build/bench-modules.log" 2>&1 ||
 		die "cannot build the unpatched base for $kver"
 	make -s -C tests daemon bin > /dev/null || die "cannot build fbtestd and tests/bin (make -C tests daemon bin)"
 

@@ -20,8 +20,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 k=${1:?usage: fusem.sh KVER}
 die() { echo "fusem: $*" >&2; exit 1; }
 
-w=$(sh "$top/scripts/headers.sh" where "$k")
-r=$(sh "$top/scripts/headers.sh" root "$w")
+w=$(sh "$top/dev/headers.sh" where "$k")
+r=$(sh "$top/dev/headers.sh" root "$w")
 src=$r/usr/src/linux-headers-$k
 [ -f "$src/.config" ] || die "no headers for $k in $w"
 grep -qx 'CONFIG_FUSE_FS=y' "$src/.config" || die "$k does not have FUSE built in"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # The debug kernel of `make check-debug`: Linux of the pinned base (the
-# sha256-checked tarball scripts/import.sh verifies), configured as
+# sha256-checked tarball dev/import.sh verifies), configured as
 # virtme-ng's guest defconfig plus tests/debug/config (lockdep, KASAN,
 # DEBUG_ATOMIC_SLEEP, DEBUG_LIST, FUSE=m, what the suites use), built once
 # per machine and kept under $FB_CACHE/debug-kernel/, keyed by the pin, the
@@ -63,7 +63,7 @@ echo "debug-kernel: building Linux $UPSTREAM_VERSION with lockdep and KASAN in $
 start=$(date +%s)
 
 rm -rf "$tree" "$dir/linux.tar"
-FB_TARBALL_TO=$dir/linux.tar FB_CACHE=$cache sh "$top/scripts/import.sh" "$base" >&2 ||
+FB_TARBALL_TO=$dir/linux.tar FB_CACHE=$cache sh "$top/dev/import.sh" "$base" >&2 ||
 	die "no verified source of Linux $UPSTREAM_VERSION"
 mkdir "$tree"
 tar -C "$tree" --strip-components=1 -xf "$dir/linux.tar" || die "cannot unpack $dir/linux.tar"

@@ -32,7 +32,7 @@ check() {
 	[ "$1" = 0 ] || tail -n 5 "$log" | sed 's/^/#   /'
 }
 
-sh "$top/scripts/dkms-local.sh" "$@" > "$log" 2>&1
+sh "$top/dev/dkms-local.sh" "$@" > "$log" 2>&1
 check $? "dkms add/build/install $name $ver for $*"
 
 for k in "$@"; do
@@ -69,7 +69,7 @@ rc_ok=$?
 grep -q "outside every base" "$log" && [ $rc_ok = 0 ] && [ ! -d "/var/lib/dkms/$name/$ver/$fake" ]
 check $? "$fake: dkms skips it (exit $rc) with our reason: $(grep -m1 'outside every base' "$log" | cut -c1-90)"
 
-sh "$top/scripts/dkms-local.sh" --remove > "$log" 2>&1
+sh "$top/dev/dkms-local.sh" --remove > "$log" 2>&1
 left=""
 for k in "$@"; do
 	left="$left$(find "/lib/modules/$k/updates/dkms" -name '*.ko*' -newer "$top/dkms.conf" 2>/dev/null |

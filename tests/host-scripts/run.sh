@@ -25,7 +25,7 @@ notok() { tap_check 1 "$1"; [ -f "$work/err" ] && sed 's/^/#   /' "$work/err"; }
 scratch() {
 	rm -rf "$work/repo"
 	mkdir -p "$work/repo/src"
-	cp -R "$top/scripts" "$top/backports" "$top/dkms.conf" "$work/repo/"
+	cp -R "$top/scripts" "$top/dev" "$top/backports" "$top/dkms.conf" "$work/repo/"
 	cp -p "$top/src/Kbuild" "$work/repo/src/"
 }
 
@@ -47,14 +47,14 @@ expect_fail() {
 	fi
 }
 
-import() { OUT="$work/repo/src/upstream-6.12" sh "$work/repo/scripts/import.sh"; }
+import() { OUT="$work/repo/src/upstream-6.12" sh "$work/repo/dev/import.sh"; }
 
 # The pinned package must be at hand for the tarball tests.
 if [ ! -f "$deb" ]; then
 	mkdir -p "$cache" && (cd "$cache" && apt-get download "$DEBIAN_PACKAGE=$DEBIAN_VERSION" > /dev/null 2>&1)
 fi
 if [ ! -f "$deb" ]; then
-	echo "Bail out! $DEBIAN_PACKAGE $DEBIAN_VERSION is not available (run scripts/apt-suites.sh)"
+	echo "Bail out! $DEBIAN_PACKAGE $DEBIAN_VERSION is not available (run dev/apt-suites.sh)"
 	exit 1
 fi
 dpkg-deb --fsys-tarfile "$deb" | tar -C "$work" -x "./$DEBIAN_TARBALL"
@@ -102,12 +102,12 @@ mkdir -p "$work/t" && cp -R "$work/k/linux-$UPSTREAM_VERSION" "$work/t/"
 echo '/* tampered */' >> "$work/t/linux-$UPSTREAM_VERSION/fs/fuse/file.c"
 tar -C "$work/t" -cJf "$work/tampered.tar.xz" "linux-$UPSTREAM_VERSION"
 expect_fail "tampered fs/fuse in a kernel.org tarball" 'sha256 mismatch' \
-	env UPSTREAM_TARBALL="$work/tampered.tar.xz" OUT="$work/repo/src/upstream-6.12" sh "$work/repo/scripts/import.sh"
+	env UPSTREAM_TARBALL="$work/tampered.tar.xz" OUT="$work/repo/src/upstream-6.12" sh "$work/repo/dev/import.sh"
 
 cp "$work/linux-$UPSTREAM_VERSION.tar.xz" "$work/corrupt.tar.xz"
 printf 'garbage' | dd of="$work/corrupt.tar.xz" bs=1 seek=4096 conv=notrunc 2> /dev/null
 expect_fail "corrupted tarball" 'cannot read|lacks|sha256' \
-	env UPSTREAM_TARBALL="$work/corrupt.tar.xz" OUT="$work/repo/src/upstream-6.12" sh "$work/repo/scripts/import.sh"
+	env UPSTREAM_TARBALL="$work/corrupt.tar.xz" OUT="$work/repo/src/upstream-6.12" sh "$work/repo/dev/import.sh"
 
 # A Debian package whose tarball is not the pinned one.
 mkdir -p "$work/fakedeb/DEBIAN" "$work/fakedeb/$(dirname "$DEBIAN_TARBALL")" "$work/fakecache"
@@ -116,17 +116,17 @@ printf 'Package: %s\nVersion: %s\nArchitecture: all\nMaintainer: test <test@inva
 	"$DEBIAN_PACKAGE" "$DEBIAN_VERSION" > "$work/fakedeb/DEBIAN/control"
 dpkg-deb -b "$work/fakedeb" "$work/fakecache/${DEBIAN_PACKAGE}_${DEBIAN_VERSION}_all.deb" > /dev/null
 expect_fail "Debian source package with a tampered tarball" 'sha256 mismatch' \
-	env FB_CACHE="$work/fakecache" OUT="$work/repo/src/upstream-6.12" sh "$work/repo/scripts/import.sh"
+	env FB_CACHE="$work/fakecache" OUT="$work/repo/src/upstream-6.12" sh "$work/repo/dev/import.sh"
 
 # FB_TARBALL_TO (the debug kernel's source, tests/debug/kernel.sh): the same
 # checks, then only the verified tarball is written.
 mkdir -p "$work/tarto"
 expect_fail "FB_TARBALL_TO with a tampered Debian package" 'sha256 mismatch' \
-	env FB_CACHE="$work/fakecache" FB_TARBALL_TO="$work/tarto/linux.tar" OUT="$work/repo/src/upstream-6.12" sh "$work/repo/scripts/import.sh"
+	env FB_CACHE="$work/fakecache" FB_TARBALL_TO="$work/tarto/linux.tar" OUT="$work/repo/src/upstream-6.12" sh "$work/repo/dev/import.sh"
 if [ -e "$work/tarto/linux.tar" ] || ls -d "$work"/tarto/.import.* > /dev/null 2>&1; then
 	notok "FB_TARBALL_TO with a tampered Debian package: left a file behind"
 fi
-if FB_TARBALL_TO="$work/tarto/linux.tar" OUT="$work/repo/src/upstream-6.12" sh "$work/repo/scripts/import.sh" > "$work/out" 2> "$work/err" &&
+if FB_TARBALL_TO="$work/tarto/linux.tar" OUT="$work/repo/src/upstream-6.12" sh "$work/repo/dev/import.sh" > "$work/out" 2> "$work/err" &&
 	case " $TARBALL_SHA256 " in *" $(sha256sum < "$work/tarto/linux.tar" | cut -d' ' -f1) "*) true ;; *) false ;; esac &&
 	[ ! -e "$work/repo/src/upstream-6.12" ]; then
 	ok "FB_TARBALL_TO writes the pinned tarball, verified, and imports nothing: $(cat "$work/out")"
@@ -139,7 +139,7 @@ rm -rf "$work/tarto"
 scratch
 sed -i 's/^DEBIAN_VERSION=.*/DEBIAN_VERSION=0.0.0-fb-missing/' "$work/repo/backports/6.12/pin"
 expect_fail "missing source package" 'cannot fetch' \
-	env FB_CACHE="$work/emptycache" OUT="$work/repo/src/upstream-6.12" sh "$work/repo/scripts/import.sh"
+	env FB_CACHE="$work/emptycache" OUT="$work/repo/src/upstream-6.12" sh "$work/repo/dev/import.sh"
 
 # 5. A patch that does not apply stops with its name; an existing tree stays.
 scratch
@@ -148,7 +148,7 @@ stamp=$(cat "$work/repo/src/upstream-6.12/.fb-import")
 printf -- '--- a/fs/fuse/file.c\n+++ b/fs/fuse/file.c\n@@ -1,3 +1,3 @@\n-this line is not there\n+nor this one\n context\n' \
 	> "$work/repo/backports/6.12/patches/9999-does-not-apply.patch"
 echo 9999-does-not-apply.patch >> "$work/repo/backports/6.12/series"
-if OUT="$work/repo/src/upstream-6.12" sh "$work/repo/scripts/import.sh" > "$work/out" 2> "$work/err"; then
+if OUT="$work/repo/src/upstream-6.12" sh "$work/repo/dev/import.sh" > "$work/out" 2> "$work/err"; then
 	notok "patch that does not apply: import succeeded"
 elif [ "$(wc -l < "$work/err")" = 1 ] && grep -q '9999-does-not-apply.patch does not apply' "$work/err" &&
      [ "$(cat "$work/repo/src/upstream-6.12/.fb-import")" = "$stamp" ] &&
@@ -159,7 +159,7 @@ else
 fi
 rm -rf "$work/repo/src/upstream-6.12"
 expect_fail "series naming a missing patch" 'missing patch' sh -c \
-	"echo 9998-absent.patch >> '$work/repo/backports/6.12/series'; OUT='$work/repo/src/upstream-6.12' sh '$work/repo/scripts/import.sh'"
+	"echo 9998-absent.patch >> '$work/repo/backports/6.12/series'; OUT='$work/repo/src/upstream-6.12' sh '$work/repo/dev/import.sh'"
 
 # 5b. A series entry with a slash takes another base's patch (base 7.2 takes
 # base 7.3's series): the same tree as with the patch in place, the import
@@ -182,11 +182,11 @@ else
 fi
 rm -rf "$work/repo/src/upstream-6.12"
 expect_fail "series naming another base's missing patch" "missing patch: backports/9.8/patches/$p3" sh -c \
-	"sed -i 's|^9.9/|9.8/|' '$work/repo/backports/6.12/series'; OUT='$work/repo/src/upstream-6.12' sh '$work/repo/scripts/import.sh'"
+	"sed -i 's|^9.9/|9.8/|' '$work/repo/backports/6.12/series'; OUT='$work/repo/src/upstream-6.12' sh '$work/repo/dev/import.sh'"
 
 # 6. Unknown base.
 scratch
-expect_fail "unknown base" "unknown base" env OUT="$work/repo/src/upstream-6.12" sh "$work/repo/scripts/import.sh" 9.99
+expect_fail "unknown base" "unknown base" env OUT="$work/repo/src/upstream-6.12" sh "$work/repo/dev/import.sh" 9.99
 
 # 7. Headers without .config: a clear skip, no build directory.
 scratch

@@ -66,7 +66,7 @@ pt_init "$pkg lifecycle" dpkg-buildpackage dh_dkms lintian dkms apt-get
 ver=$(pt_version)
 mok=$(pt_mok_cn)
 
-# What was here before us goes: a tree from scripts/dkms-local.sh, a package.
+# What was here before us goes: a tree from dev/dkms-local.sh, a package.
 if [ "$(pt_deb_state $pkg)" != not-installed ] || dkms status -m $name 2> /dev/null | grep -q .; then
 	tap_diag "removing an earlier $name from this host"
 	pt_cleanup
@@ -82,7 +82,7 @@ our_modules() {
 }
 
 # --- build ------------------------------------------------------------------
-OUT=$pt_tmp/out1 sh scripts/pkg-deb.sh > "$pt_tmp/build1.log" 2>&1
+OUT=$pt_tmp/out1 sh dev/pkg-deb.sh > "$pt_tmp/build1.log" 2>&1
 rc=$?
 tap_check $rc "make deb: source package and $pkg built from the tracked files, lintian clean"
 [ $rc = 0 ] || pt_log "$pt_tmp/build1.log" 15
@@ -372,7 +372,7 @@ vm_modprobe() {
 		return 1
 	fi
 	if ! command -v vng > /dev/null || ! command -v qemu-system-x86_64 > /dev/null; then
-		tap_skip "$3" "no virtme-ng/QEMU (sh scripts/deps.sh test)"
+		tap_skip "$3" "no virtme-ng/QEMU (sh dev/deps.sh test)"
 		return 1
 	fi
 	out=$(sh tests/vm/boot.sh --kver "$1" --timeout 600 --log "$pt_tmp/vm-$1.log" -- \

@@ -49,7 +49,7 @@ unpack() {
 	find "$pt_tmp/x/lib/modules" -name '*.ko*' | sort | tr '\n' ' '
 }
 
-OUT=$pt_tmp/out sh scripts/kmod-deb.sh "$kver" > "$pt_tmp/build.log" 2>&1
+OUT=$pt_tmp/out sh dev/kmod-deb.sh "$kver" > "$pt_tmp/build.log" 2>&1
 rc=$?
 deb=$pt_tmp/out/${pkg}_$ver-1_$(dpkg --print-architecture).deb
 [ $rc = 0 ] && [ -f "$deb" ]
@@ -97,7 +97,7 @@ tap_check $? "meta package fuse-backport-modules-$flavour $(dpkg-deb -f "$meta" 
 mkdir -p "$pt_tmp/first"
 cp "$pt_tmp"/out/*.deb "$pt_tmp/first/"
 sleep 1
-OUT=$pt_tmp/out sh scripts/kmod-deb.sh "$kver" > "$pt_tmp/build2.log" 2>&1
+OUT=$pt_tmp/out sh dev/kmod-deb.sh "$kver" > "$pt_tmp/build2.log" 2>&1
 same=0
 for f in "$pt_tmp"/first/*.deb; do
 	cmp -s "$f" "$pt_tmp/out/${f##*/}" || same=1
@@ -128,7 +128,7 @@ tap_check $? "apt purge: the module is gone and depmod forgot it"
 openssl req -new -x509 -nodes -days 2 -subj "/CN=fuse-backport test signing key" \
 	-newkey rsa:2048 -keyout "$pt_tmp/key.pem" -outform DER -out "$pt_tmp/cert.der" > /dev/null 2>&1
 OUT=$pt_tmp/own SIGN_KEY=$pt_tmp/key.pem SIGN_CERT=$pt_tmp/cert.der \
-	sh scripts/kmod-deb.sh "$kver" > "$pt_tmp/own.log" 2>&1
+	sh dev/kmod-deb.sh "$kver" > "$pt_tmp/own.log" 2>&1
 rc=$?
 s=""
 [ $rc = 0 ] && for m in $(unpack "$pt_tmp/own/${pkg}_$ver-1_$(dpkg --print-architecture).deb"); do
@@ -155,7 +155,7 @@ for d in /lib/modules/6.1.*; do
 	[ -f "$d/build/.config" ] && k61=${d##*/} && break
 done
 if [ -n "$k61" ]; then
-	OUT=$pt_tmp/k61 sh scripts/kmod-deb.sh "$k61" > "$pt_tmp/k61.log" 2>&1
+	OUT=$pt_tmp/k61 sh dev/kmod-deb.sh "$k61" > "$pt_tmp/k61.log" 2>&1
 	rc=$?
 	if [ $rc = 3 ]; then
 		tap_skip "$k61: drop-in kmod .deb" "$(grep '^fuse-backport:' "$pt_tmp/k61.log" | tail -n 1)"
@@ -183,7 +183,7 @@ fi
 mkdir -p "$pt_tmp/h7/include"
 printf 'VERSION = 7\nPATCHLEVEL = 4\n' > "$pt_tmp/h7/Makefile"
 printf 'CONFIG_FUSE_FS=y\n' > "$pt_tmp/h7/.config"
-OUT=$pt_tmp/h7out sh scripts/kmod-deb.sh 7.4.0-fake "$pt_tmp/h7" > "$pt_tmp/h7.log" 2>&1
+OUT=$pt_tmp/h7out sh dev/kmod-deb.sh 7.4.0-fake "$pt_tmp/h7" > "$pt_tmp/h7.log" 2>&1
 rc=$?
 debs=$(find "$pt_tmp/h7out" -name '*.deb' 2> /dev/null)
 [ $rc = 3 ] && [ "$(wc -l < "$pt_tmp/h7.log")" = 1 ] && grep -q 'outside every base' "$pt_tmp/h7.log" && [ -z "$debs" ]

@@ -2,7 +2,7 @@
 # shellcheck shell=sh
 # fuse-backport: what the package lifecycle tests share. Sourced first thing,
 # with $top (the checkout) and $tap_suite set: it sets -u, goes to $top,
-# sources tests/lib/tap.sh and scripts/pkg-common.sh (pkg_bases, pkg_tree,
+# sources tests/lib/tap.sh and dev/pkg-common.sh (pkg_bases, pkg_tree,
 # pkg_comp, pkg_modver: every base as the package builds see them; call
 # them in $(...), they set variables of their own) and sets $name (the DKMS
 # module name).
@@ -20,6 +20,8 @@
 #                       from a scratch copy in DIR/src (debian/changelog's top
 #                       entry given EPOCH: when set); sets pt_prev_ver (its
 #                       PACKAGE_VERSION) and pt_prev_deb, pt_prev_tools
+#   pt_dev DIR NAME     the developer tool NAME of the tree DIR: DIR/dev/NAME,
+#                       or DIR/scripts/NAME in a revision from before dev/
 #   pt_log FILE         the last lines of FILE as TAP diagnostics
 #   pt_mok_cn           CN of the DKMS MOK certificate (the signer DKMS uses)
 #   pt_cn CERT          CN of a certificate (DER or PEM)
@@ -55,8 +57,8 @@ set -u
 cd "$top" || exit 1
 # shellcheck source=tests/lib/tap.sh
 . "$top/tests/lib/tap.sh"
-# shellcheck source=scripts/pkg-common.sh
-. "$top/scripts/pkg-common.sh"
+# shellcheck source=dev/pkg-common.sh
+. "$top/dev/pkg-common.sh"
 name=fuse-backport
 
 pt_init() {
@@ -69,7 +71,7 @@ pt_init() {
 	fi
 	for t in "$@"; do
 		if ! command -v "$t" > /dev/null; then
-			tap_skip "$pt_name" "$t is not installed (sh scripts/deps.sh pkg)"
+			tap_skip "$pt_name" "$t is not installed (sh dev/deps.sh pkg)"
 			tap_done
 			exit 0
 		fi
@@ -100,6 +102,10 @@ pt_prev_commit() {
 	[ -n "$pt_c" ] && git -C "$top" rev-parse "$pt_c^"
 }
 
+pt_dev() {
+	if [ -f "$1/dev/$2" ]; then echo "$1/dev/$2"; else echo "$1/scripts/$2"; fi
+}
+
 pt_build_prev() {
 	pt_prev_ver="" pt_prev_deb="" pt_prev_tools=""
 	pt_c=$(pt_prev_commit) || return 1
@@ -115,11 +121,11 @@ pt_build_prev() {
 			# its make deb compares the changelog's version, epoch and all,
 			# with dkms.conf's
 			# shellcheck disable=SC2016 # a script's text
-			sed -i 's/"${debver%-\*}"/"$(echo "${debver%-*}" | cut -d: -f2-)"/' scripts/pkg-deb.sh
+			sed -i 's/"${debver%-\*}"/"$(echo "${debver%-*}" | cut -d: -f2-)"/' "$(pt_dev . pkg-deb.sh)"
 		fi
 		git init -q && git add -A && git -c user.name=t -c user.email=t@t.invalid commit -q -m prev
 	) || return 1
-	OUT=$1/pkg LINTIAN=0 sh "$1/src/scripts/pkg-deb.sh" > "$1/build.log" 2>&1 || return 1
+	OUT=$1/pkg LINTIAN=0 sh "$(pt_dev "$1/src" pkg-deb.sh)" > "$1/build.log" 2>&1 || return 1
 	for pt_f in "$1/pkg/fuse-backport-dkms_"*"_all.deb"; do [ -f "$pt_f" ] && pt_prev_deb=$pt_f; done
 	# shellcheck disable=SC2034 # for the caller
 	for pt_f in "$1/pkg/fuse-backport-tools_"*"_amd64.deb"; do [ -f "$pt_f" ] && pt_prev_tools=$pt_f; done

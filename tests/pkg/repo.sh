@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Signed repositories (make repo, scripts/repo.sh) with a throw-away GnuPG
+# Signed repositories (make repo, dev/repo.sh) with a throw-away GnuPG
 # key, and the rollout steps of the README's runbook against them.
 #
 # apt, in a Debian 12 root (a chroot kept in FB_CACHE/bookworm-repo-root,
@@ -94,7 +94,7 @@ if [ ! -x "$root/usr/sbin/dkms" ] || [ ! -f "$root/etc/fb-test-kernel" ]; then
 	pt_cleanup
 	rm -rf --one-file-system "$root"
 	mkdir -p "$root"
-	sh scripts/apt-suites.sh > /dev/null 2>&1
+	sh dev/apt-suites.sh > /dev/null 2>&1
 	mirror=$(sed -n 's/^URIs: //p' /etc/apt/sources.list.d/fuse-backport-extra.sources 2> /dev/null | head -n 1)
 	debootstrap --variant=minbase bookworm "$root" "$mirror" > "$pt_tmp/root.log" 2>&1
 	rc=$?
@@ -145,8 +145,8 @@ build() { # DIR prev|cur
 		sed -i "s/^FB_RELEASE=.*/FB_RELEASE=$((r + 1))/" "$1/src/backports/6.12/pin"
 	fi
 	(cd "$1/src" && git init -q && git add -A && git -c user.name=t -c user.email=t@t.invalid commit -q -m "$2") || return 1
-	OUT=$1/pkg LINTIAN=0 RPMLINT=0 sh "$1/src/scripts/pkg-deb.sh" > "$1/deb.log" 2>&1 &&
-		OUT=$1/pkg RPMLINT=0 sh "$1/src/scripts/pkg-rpm.sh" > "$1/rpm.log" 2>&1
+	OUT=$1/pkg LINTIAN=0 RPMLINT=0 sh "$(pt_dev "$1/src" pkg-deb.sh)" > "$1/deb.log" 2>&1 &&
+		OUT=$1/pkg RPMLINT=0 sh "$(pt_dev "$1/src" pkg-rpm.sh)" > "$1/rpm.log" 2>&1
 }
 build "$pt_tmp/b1" prev
 rc=$?
@@ -174,7 +174,7 @@ if [ -f "/lib/modules/$rk/build/.config" ]; then
 	keyline=$(sed -n 2p "$pt_tmp/fleet/key.pem")
 	make -s import > "$pt_tmp/import.log" 2>&1 &&
 		OUT=$pt_tmp/b1/pkg SIGN_KEY=$pt_tmp/fleet/key.pem SIGN_CERT=$pt_tmp/fleet/cert.der \
-			sh scripts/kmod-deb.sh "$rk" > "$pt_tmp/kmod.log" 2>&1
+			sh dev/kmod-deb.sh "$rk" > "$pt_tmp/kmod.log" 2>&1
 	rc=$?
 	rm -rf "$pt_tmp/b1/pkg/kmod-work"
 	[ $rc = 0 ] && [ -f "$pt_tmp/b1/pkg/$name-modules-${rk}_$v2-1_amd64.deb" ] && kmod=1
@@ -186,8 +186,8 @@ fi
 
 # --- make repo, twice: the second adds the newer build ------------------------
 repo=$pt_tmp/repo
-REPO_KEY=$fpr PKG=$pt_tmp/b1/pkg OUT=$repo sh scripts/repo.sh > "$pt_tmp/repo1.log" 2>&1 &&
-	REPO_KEY=$fpr PKG=$pt_tmp/b2/pkg OUT=$repo sh scripts/repo.sh > "$pt_tmp/repo2.log" 2>&1
+REPO_KEY=$fpr PKG=$pt_tmp/b1/pkg OUT=$repo sh dev/repo.sh > "$pt_tmp/repo1.log" 2>&1 &&
+	REPO_KEY=$fpr PKG=$pt_tmp/b2/pkg OUT=$repo sh dev/repo.sh > "$pt_tmp/repo2.log" 2>&1
 rc=$?
 tap_check $rc "make repo with $v1's packages, then again with $v2's"
 [ $rc = 0 ] || { pt_log "$pt_tmp/repo1.log"; pt_log "$pt_tmp/repo2.log"; }

@@ -26,7 +26,7 @@ pt_cleanup() {
 pt_init "$name-dkms rpm" rpmbuild rpm dkms
 ver=$(pt_version)
 
-OUT=$pt_tmp/out sh scripts/pkg-rpm.sh > "$pt_tmp/build.log" 2>&1
+OUT=$pt_tmp/out sh dev/pkg-rpm.sh > "$pt_tmp/build.log" 2>&1
 rc=$?
 lint="rpmlint clean"
 command -v rpmlint > /dev/null || lint="no rpmlint here"

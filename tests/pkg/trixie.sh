@@ -43,7 +43,7 @@ ver=$(pt_version)
 
 deb=${1:-}
 if [ -z "$deb" ]; then
-	OUT=$pt_tmp/out LINTIAN=0 sh scripts/pkg-deb.sh > "$pt_tmp/build.log" 2>&1 || pt_log "$pt_tmp/build.log" 15
+	OUT=$pt_tmp/out LINTIAN=0 sh dev/pkg-deb.sh > "$pt_tmp/build.log" 2>&1 || pt_log "$pt_tmp/build.log" 15
 	for f in "$pt_tmp/out/${pkg}_$ver"-*_all.deb; do
 		[ -f "$f" ] && deb=$f
 	done
@@ -60,19 +60,19 @@ in_root() {
 
 # The root: trixie minbase with dkms and the default kernel headers, from
 # the Debian mirror this machine already uses; the build matrix's trixie
-# root (scripts/headers.sh), when there, saves the debootstrap.
+# root (dev/headers.sh), when there, saves the debootstrap.
 if [ ! -x "$root/usr/sbin/dkms" ]; then
 	pt_cleanup
 	rm -rf --one-file-system "$root"
 	mkdir -p "$root"
 	seed=${FB_CACHE:-/var/cache/fuse-backport}/roots/trixie
 	if [ -x "$seed/usr/bin/apt-get" ] && grep -qs 'VERSION_CODENAME=trixie' "$seed/etc/os-release"; then
-		# under its maker's lock (scripts/headers.sh keeps roots/.trixie.lock)
+		# under its maker's lock (dev/headers.sh keeps roots/.trixie.lock)
 		flock "${seed%/*}/.trixie.lock" cp -a "$seed/." "$root/" > "$pt_tmp/debootstrap.log" 2>&1
 		rc=$?
 		tap_diag "root made from a copy of $seed"
 	else
-		sh scripts/apt-suites.sh > /dev/null 2>&1
+		sh dev/apt-suites.sh > /dev/null 2>&1
 		mirror=$(sed -n 's/^URIs: //p' /etc/apt/sources.list.d/fuse-backport-extra.sources 2> /dev/null | head -n 1)
 		debootstrap --variant=minbase trixie "$root" "$mirror" > "$pt_tmp/debootstrap.log" 2>&1
 		rc=$?
@@ -195,7 +195,7 @@ for kk in $want_kernels; do
 	# shellcheck disable=SC2046 # one word a tree
 	tar -cf - -T "$pt_tmp/list" $(pt_trees) | tar -C "$root/tmp/fb-src" -xf -
 	in_root env SOURCE_DATE_EPOCH="$(dpkg-parsechangelog -S Timestamp)" OUT=/tmp/fb-kmod \
-		sh /tmp/fb-src/scripts/kmod-deb.sh "$kk" > "$pt_tmp/kmod.log" 2>&1
+		sh /tmp/fb-src/dev/kmod-deb.sh "$kk" > "$pt_tmp/kmod.log" 2>&1
 	rc=$?
 	kdeb=$root/tmp/fb-kmod/fuse-backport-modules-${kk}_$ver-1_amd64.deb
 	mkdir -p "$pt_tmp/kx"

@@ -7,7 +7,7 @@
 # through `fuse-backport run` (-t fusebp). For each: the mount and its type,
 # a 3 MB file byte for byte (through the mount cold, and in the backing
 # store), 4 parallel writers on one file, unmount and the daemon gone.
-# A daemon that is not installed is skipped by name (scripts/deps.sh test
+# A daemon that is not installed is skipped by name (dev/deps.sh test
 # installs them).
 FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$FB_TOP/tests/lib/tap.sh"
@@ -100,7 +100,7 @@ sshd_ok=0
 # mergerfs last: through run it mounts over the device node (see below)
 for d in bindfs fuse-overlayfs sshfs mergerfs; do
 	if ! command -v "$d" > /dev/null; then
-		tap_skip_n 6 "$d" "$d is not installed (scripts/deps.sh test)"
+		tap_skip_n 6 "$d" "$d is not installed (dev/deps.sh test)"
 		continue
 	fi
 	if [ "$d" = sshfs ] && [ "$sshd_ok" = 0 ]; then

@@ -28,7 +28,7 @@ mkdir -p "$S"
 
 for t in "$tool" jq; do
 	command -v "$t" > /dev/null || {
-		tap_skip "status suite" "$t is missing (make -C tools; scripts/deps.sh test)"
+		tap_skip "status suite" "$t is missing (make -C tools; dev/deps.sh test)"
 		tap_done
 		exit
 	}

@@ -70,7 +70,7 @@ pkg=linux-headers-$kver
 rec=$(apt-cache show --no-all-versions "$pkg" 2>/dev/null) || rec=
 ver=$(printf '%s\n' "$rec" | sed -n 's/^Version: //p')
 [ -n "$ver" ] ||
-	die "no Debian package $pkg in the configured apt suites (scripts/apt-suites.sh adds bookworm-backports)"
+	die "no Debian package $pkg in the configured apt suites (dev/apt-suites.sh adds bookworm-backports)"
 deps=$(printf '%s\n' "$rec" | sed -n 's/^Depends: //p' | tr ',|' '\n' | sed 's/^[[:space:]]*//; s/[[:space:](].*//')
 pkgs=$pkg
 for pat in 'linux-headers-.*-common.*' 'linux-kbuild-.*'; do

@@ -19,7 +19,7 @@
 # tmpfs over /var/cache in the guest, so modules kept under the cache would be
 # invisible there; with /lib/modules vng takes the root's modules directly.
 #
-# Before fetching, scripts/apt-suites.sh is run with the suites already
+# Before fetching, dev/apt-suites.sh is run with the suites already
 # configured (or $FB_APT_SUITES), so apt's lists are fresh and no suite is
 # dropped. Needs root for a fetch. Exit 0 and the path on stdout, or one line
 # on stderr and exit 1.
@@ -66,12 +66,12 @@ if present; then
 	exit 0
 fi
 
-if [ -x "$repo/scripts/apt-suites.sh" ]; then
+if [ -x "$repo/dev/apt-suites.sh" ]; then
 	suites=${FB_APT_SUITES:-$(sed -n 's/^Suites:[[:space:]]*//p' \
 		/etc/apt/sources.list.d/fuse-backport-extra.sources 2>/dev/null || true)}
 	# shellcheck disable=SC2086 # a list of suite names
-	"$repo/scripts/apt-suites.sh" $suites >&2 ||
-		echo "kernel.sh: warning: scripts/apt-suites.sh failed; using apt's lists as they are" >&2
+	"$repo/dev/apt-suites.sh" $suites >&2 ||
+		echo "kernel.sh: warning: dev/apt-suites.sh failed; using apt's lists as they are" >&2
 fi
 
 candidate() {

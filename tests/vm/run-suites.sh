@@ -49,8 +49,8 @@ sh "$top/tests/vm/not-in-tmp.sh" run-suites || { echo "vm-$kver: 0 passed, 1 fai
 cd "$top" || exit 1
 mkdir -p "$top/build" || die "cannot create $top/build"
 # Kernels whose headers live in a Debian root (Debian 13's and unstable's:
-# their kbuild needs a newer glibc) build there (scripts/build-for.sh).
-sh scripts/build-for.sh "$kver" all > "$top/build/modules-$kver.log" 2>&1
+# their kbuild needs a newer glibc) build there (dev/build-for.sh).
+sh dev/build-for.sh "$kver" all > "$top/build/modules-$kver.log" 2>&1
 rc=$?
 if [ $rc != 0 ]; then
 	if grep -q 'not supported yet\|not building' "$top/build/modules-$kver.log"; then
@@ -63,7 +63,7 @@ if [ $rc != 0 ]; then
 fi
 case " ${FB_VM_TARGETS:-unpatched} " in
 *" unpatched "*)
-	sh scripts/build-for.sh "$kver" none > "$top/build/modules-$kver-unpatched.log" 2>&1 ||
+	sh dev/build-for.sh "$kver" none > "$top/build/modules-$kver-unpatched.log" 2>&1 ||
 		die "building the unpatched base for $kver failed (build/modules-$kver-unpatched.log)"
 	;;
 esac
@@ -72,7 +72,7 @@ kmod=$top/build/$kver-testmod
 rm -rf "$kmod"
 mkdir -p "$kmod" || die "cannot create $kmod"
 cp "$top"/tests/kmod/*.c "$top/tests/kmod/Kbuild" "$kmod/" || die "cannot copy tests/kmod to $kmod"
-sh scripts/build-for.sh "$kver" kmod "$kmod" > "$top/build/testmod-$kver.log" 2>&1 ||
+sh dev/build-for.sh "$kver" kmod "$kmod" > "$top/build/testmod-$kver.log" 2>&1 ||
 	die "building the test modules (tests/kmod) for $kver failed (build/testmod-$kver.log)"
 # the C test helpers (tests/Makefile) and the userspace tool
 make -s -C tests > "$top/build/test-progs.log" 2>&1 ||

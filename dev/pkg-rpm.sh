@@ -5,7 +5,7 @@
 # given as Source1 and on) and the arch-dependent fuse-backport-tools from the
 # same tarball, then rpmlint them. Output in build/pkg/.
 #
-# usage: scripts/pkg-rpm.sh
+# usage: dev/pkg-rpm.sh
 # environment: UPSTREAM_TARBALL  base 6.12's pinned kernel tarball (default:
 #                                from Debian's linux-source-6.12 .deb, by apt)
 #              UPSTREAM_TARBALL_<base, dots as _>  each other base's
@@ -17,12 +17,12 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 pkg_prog=rpm
-# shellcheck source=scripts/pkg-common.sh
-. "$top/scripts/pkg-common.sh"
+# shellcheck source=dev/pkg-common.sh
+. "$top/dev/pkg-common.sh"
 out=${OUT:-$top/build/pkg}
 spec=$top/rpm/fuse-backport-dkms.spec
 
-command -v rpmbuild > /dev/null || pkg_die "needs rpmbuild (sh scripts/deps.sh pkg)"
+command -v rpmbuild > /dev/null || pkg_die "needs rpmbuild (sh dev/deps.sh pkg)"
 ver=$(pkg_version)
 [ -n "$ver" ] || pkg_die "cannot read PACKAGE_VERSION from dkms.conf"
 specver=$(sed -n 's/^Version:[[:space:]]*//p' "$spec")

@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Build for one kernel wherever its kbuild runs: against headers on this
 # host (/lib/modules/KVER/build, or FB_KDIR), else in the Debian root that
-# carries them (scripts/headers.sh installs them there, scripts/build-in.sh
+# carries them (dev/headers.sh installs them there, dev/build-in.sh
 # builds in a chroot). What the VM suites and the bench build.
 #
-# usage: scripts/build-for.sh KVER all|none    our module (none: the
+# usage: dev/build-for.sh KVER all|none    our module (none: the
 #                                               unpatched base) -> build/KVER[-unpatched]/
-#        scripts/build-for.sh KVER kmod DIR    an out-of-tree module in DIR
+#        dev/build-for.sh KVER kmod DIR    an out-of-tree module in DIR
 # Exit status as scripts/build.sh's (3: the kernel is not served).
 set -u
 
@@ -18,14 +18,14 @@ kdir=${FB_KDIR:-/lib/modules/$k/build}
 cd "$top" || exit 1
 
 if [ -n "${FB_KDIR:-}" ] || [ -f "$kdir/.config" ] ||
-	! w=$(sh scripts/headers.sh where "$k" 2> /dev/null) || [ "$w" = host ]; then
+	! w=$(sh dev/headers.sh where "$k" 2> /dev/null) || [ "$w" = host ]; then
 	case $what in
 	kmod) exec make -s -C "$kdir" M="${3:?usage: build-for.sh KVER kmod DIR}" modules ;;
 	*) exec make -s modules SERIES="$what" KVER="$k" KDIR="$kdir" ;;
 	esac
 fi
-sh scripts/headers.sh install "$w" "$k" || exit 1
+sh dev/headers.sh install "$w" "$k" || exit 1
 case $what in
-kmod) exec sh scripts/build-in.sh "$k" kmod "${3:?usage: build-for.sh KVER kmod DIR}" ;;
-*) make -s import SERIES="$what" KVER="$k" && exec sh scripts/build-in.sh "$k" "$what" ;;
+kmod) exec sh dev/build-in.sh "$k" kmod "${3:?usage: build-for.sh KVER kmod DIR}" ;;
+*) make -s import SERIES="$what" KVER="$k" && exec sh dev/build-in.sh "$k" "$what" ;;
 esac

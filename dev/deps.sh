@@ -3,7 +3,7 @@
 # Install what the build (and, with "test", the test suites) need on a
 # Debian machine. Idempotent; installs only what is missing.
 #
-# usage: scripts/deps.sh build|test [PACKAGE...]   (e.g. kernel headers)
+# usage: dev/deps.sh build|test [PACKAGE...]   (e.g. kernel headers)
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,7 +14,7 @@ die() { echo "deps: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "run as root (installs Debian packages)"
 command -v apt-get >/dev/null || die "needs a Debian system with apt"
 
-sh "$top/scripts/apt-suites.sh"
+sh "$top/dev/apt-suites.sh"
 
 pkgs="build-essential bc kmod patch xz-utils dkms $*"
 # Packaging: debian/ (dh_dkms is in dh-dkms on bookworm), rpm/ (rpmbuild);

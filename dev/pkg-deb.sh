@@ -4,7 +4,7 @@
 # fuse-backport-dkms from a clean tree (the tracked files; the import runs in
 # the package build), then lintian them. Output in build/pkg/.
 #
-# usage: scripts/pkg-deb.sh
+# usage: dev/pkg-deb.sh
 # environment: UPSTREAM_TARBALL  base 6.12's pinned kernel tarball, or a
 #                                kernel.org one at the pinned version
 #                                (default: taken from its .deb, fetched by apt)
@@ -16,12 +16,12 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 pkg_prog=deb
-# shellcheck source=scripts/pkg-common.sh
-. "$top/scripts/pkg-common.sh"
+# shellcheck source=dev/pkg-common.sh
+. "$top/dev/pkg-common.sh"
 out=${OUT:-$top/build/pkg}
 
 for t in dpkg-buildpackage dh dh_dkms; do
-	command -v $t > /dev/null || pkg_die "needs dpkg-dev, debhelper and dh-dkms (sh scripts/deps.sh pkg)"
+	command -v $t > /dev/null || pkg_die "needs dpkg-dev, debhelper and dh-dkms (sh dev/deps.sh pkg)"
 done
 ver=$(pkg_version)
 [ -n "$ver" ] || pkg_die "cannot read PACKAGE_VERSION from dkms.conf"

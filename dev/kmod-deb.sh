@@ -8,7 +8,7 @@
 # /lib/modules/KVER/updates/fuse-backport/, depending on that kernel's image
 # package and running depmod in postinst and postrm.
 #
-# usage: scripts/kmod-deb.sh KVER [KDIR]       (make kmod-deb KVER=...)
+# usage: dev/kmod-deb.sh KVER [KDIR]       (make kmod-deb KVER=...)
 # environment: SIGN_KEY, SIGN_CERT  the signing key (PEM or pkcs11: URI) and
 #                                   its certificate (DER or PEM); default the
 #                                   DKMS MOK pair /var/lib/dkms/mok.key, mok.pub
@@ -27,8 +27,8 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 pkg_prog=kmod-deb
-# shellcheck source=scripts/pkg-common.sh
-. "$top/scripts/pkg-common.sh"
+# shellcheck source=dev/pkg-common.sh
+. "$top/dev/pkg-common.sh"
 kver=${1:?usage: kmod-deb.sh KVER [KDIR]}
 kdir=${2:-/lib/modules/$kver/build}
 out=${OUT:-$top/build/pkg}

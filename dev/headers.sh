@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Kernel headers for the build matrix, from the Debian suites reachable here.
 #
-# usage: scripts/headers.sh list [full]     print "WHERE KVER" lines: the ABIs
+# usage: dev/headers.sh list [full]     print "WHERE KVER" lines: the ABIs
 #                                           the matrix builds (default: the
 #                                           representative subset)
-#        scripts/headers.sh install WHERE KVER...
-#        scripts/headers.sh root WHERE      print the root directory of WHERE
+#        dev/headers.sh install WHERE KVER...
+#        dev/headers.sh root WHERE      print the root directory of WHERE
 #
 # WHERE says where a kernel's kbuild runs, each a Debian root:
 #   bookworm  Debian 12: bookworm, bookworm-security (6.1.0-N) and
@@ -65,7 +65,7 @@ where_of() {
 }
 
 mirror() {
-	sh "$top/scripts/apt-suites.sh" --print-mirror
+	sh "$top/dev/apt-suites.sh" --print-mirror
 }
 
 # INITRD=No: Debian 13's 6.12 headers depend on their kernel image, whose

@@ -3,7 +3,7 @@
 # Import fs/fuse and the uapi fuse.h of a pinned upstream base, verify them
 # against the pin, apply our patches and write the generated tree atomically.
 #
-# usage: scripts/import.sh [BASE]
+# usage: dev/import.sh [BASE]
 # environment:
 #   UPSTREAM_TARBALL  a kernel source tarball to take the files from instead of
 #                     Debian's linux-source package
@@ -88,7 +88,7 @@ else
 	if [ ! -f "$deb" ]; then
 		mkdir -p "$cache" || die "cannot create $cache (set FB_CACHE)"
 		(cd "$tmp" && apt-get download "$DEBIAN_PACKAGE=$DEBIAN_VERSION" >/dev/null 2>&1) ||
-			die "cannot fetch $DEBIAN_PACKAGE $DEBIAN_VERSION with apt (run scripts/apt-suites.sh, or give UPSTREAM_TARBALL=linux-$UPSTREAM_VERSION.tar.xz)"
+			die "cannot fetch $DEBIAN_PACKAGE $DEBIAN_VERSION with apt (run dev/apt-suites.sh, or give UPSTREAM_TARBALL=linux-$UPSTREAM_VERSION.tar.xz)"
 		mv "$tmp"/*.deb "$deb"
 	fi
 	dpkg-deb --fsys-tarfile "$deb" | tar -C "$tmp" -x "./$DEBIAN_TARBALL" 2>/dev/null ||

@@ -3,7 +3,7 @@
 # Put the working tree (with its generated tree) into DKMS the way the
 # package does, then build and install for the given kernels.
 #
-# usage: scripts/dkms-local.sh [--remove] KVER...
+# usage: dev/dkms-local.sh [--remove] KVER...
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)

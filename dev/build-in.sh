@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Build for a Debian kernel where its kbuild runs (scripts/headers.sh): on
+# Build for a Debian kernel where its kbuild runs (dev/headers.sh): on
 # this host, or in a chroot of the Debian root its headers are installed in,
 # with this tree bind-mounted at the same path (paths in logs stay ours).
 #
-# usage: scripts/build-in.sh KVER [SERIES]   (SERIES: all (default) or none)
-#        scripts/build-in.sh KVER kmod DIR   (an out-of-tree module in DIR,
+# usage: dev/build-in.sh KVER [SERIES]   (SERIES: all (default) or none)
+#        dev/build-in.sh KVER kmod DIR   (an out-of-tree module in DIR,
 #                                             e.g. the test modules)
 # The generated tree must exist (make import-all, SERIES=none: make import
 # SERIES=none BASE=...). Exit status as scripts/build.sh's (3: not served).
@@ -16,10 +16,10 @@ k=${1:?usage: build-in.sh KVER [SERIES]}
 series=${2:-all}
 die() { echo "build-in: $*" >&2; exit 1; }
 
-w=$(sh "$top/scripts/headers.sh" where "$k") || exit 1
-r=$(sh "$top/scripts/headers.sh" root "$w")
+w=$(sh "$top/dev/headers.sh" where "$k") || exit 1
+r=$(sh "$top/dev/headers.sh" root "$w")
 kd=/usr/src/linux-headers-$k
-[ -f "$r$kd/.config" ] || die "no headers for $k in $w (scripts/headers.sh install $w $k)"
+[ -f "$r$kd/.config" ] || die "no headers for $k in $w (dev/headers.sh install $w $k)"
 env=""
 cmd="sh $top/scripts/build.sh $k $kd"
 if [ "$series" = kmod ]; then

@@ -4,8 +4,8 @@
 # on the same mirror this machine already uses, pinned low so that nothing
 # already installed is upgraded from them.
 #
-# usage: scripts/apt-suites.sh [suite...]   (default: the suites listed below)
-#        scripts/apt-suites.sh --print-mirror
+# usage: dev/apt-suites.sh [suite...]   (default: the suites listed below)
+#        dev/apt-suites.sh --print-mirror
 set -eu
 
 suites=${*:-"bookworm-backports trixie trixie-backports"}
@@ -30,7 +30,7 @@ mirror_uri() {
 
 uri=$(mirror_uri | grep -v -e security -e '\.disabled' | grep '/debian/*$' | head -n 1)
 [ -n "$uri" ] || die "cannot find a Debian mirror in this machine's apt configuration"
-# For debootstrap (scripts/headers.sh): the mirror, printed, nothing changed.
+# For debootstrap (dev/headers.sh): the mirror, printed, nothing changed.
 if [ "${1:-}" = --print-mirror ]; then
 	echo "$uri"
 	exit 0

@@ -5,8 +5,8 @@
 # a base serves must build with no warning in our files; one outside every
 # base, or refused by a probe, is listed with its reason.
 #
-# usage: scripts/check-build.sh [KVER...]
-#   default: the representative subset of scripts/headers.sh (oldest and
+# usage: dev/check-build.sh [KVER...]
+#   default: the representative subset of dev/headers.sh (oldest and
 #   newest ABI of each series, generic and rt); FB_CHECK_FULL=1: every amd64
 #   ABI the Debian suites reachable here carry. Headers are installed as
 #   needed (host apt, or the Debian 13 / unstable roots), and kernels whose
@@ -20,7 +20,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out=${FB_OUT:-$top/build/logs}
 table=${FB_TABLE:-$out/check-build.md}
 mkdir -p "$out"
-hdr() { sh "$top/scripts/headers.sh" "$@"; }
+hdr() { sh "$top/dev/headers.sh" "$@"; }
 
 list=$out/check-build.list
 if [ $# -gt 0 ]; then
@@ -74,7 +74,7 @@ while read -r w k; do
 	fi
 	base=$(bash "$top/scripts/flavor.sh" --base "$k" "$r/usr/src/linux-headers-$k" 2> /dev/null | cut -d' ' -f1)
 	flavor=$(bash "$top/scripts/flavor.sh" "$k" "$r/usr/src/linux-headers-$k" 2> /dev/null | cut -d' ' -f1)
-	sh "$top/scripts/build-in.sh" "$k" < /dev/null > "$log" 2>&1
+	sh "$top/dev/build-in.sh" "$k" < /dev/null > "$log" 2>&1
 	rc=$?
 	# Warnings in files of ours (the build dir), whatever kbuild's exit.
 	warn=$(grep -E '(warning|error):' "$log" | grep -F "$top/build/" | head -n 3)
@@ -111,7 +111,7 @@ tier=default
 if res=$(fb_results_dir check-build "$tier"); then
 	cp "$table" "$res/table.md"
 	echo "$sum" > "$res/summary.txt"
-	fb_meta_write "$res" "scripts/check-build.sh $*"
+	fb_meta_write "$res" "dev/check-build.sh $*"
 fi
 # The summary line tests/check.sh reads: built, failed, refused (skipped).
 echo "$sum (table: ${table#"$top"/}, ${res#"$top"/})"

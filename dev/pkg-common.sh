@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=sh
-# fuse-backport: helpers for the package builds (scripts/pkg-deb.sh,
-# scripts/pkg-rpm.sh, scripts/kmod-deb.sh). Sourced; $top is the checkout.
+# fuse-backport: helpers for the package builds (dev/pkg-deb.sh,
+# dev/pkg-rpm.sh, dev/kmod-deb.sh). Sourced; $top is the checkout.
 #
 #   pkg_version             the product version (PACKAGE_VERSION of dkms.conf)
 #   pkg_bases               every base (backports/<base>/pin), default first
@@ -84,7 +84,7 @@ pkg_upstream() {
 	if [ ! -f "$deb" ]; then
 		mkdir -p "$cache" "$1/dl" || pkg_die "cannot create $cache (set FB_CACHE)"
 		(cd "$1/dl" && apt-get download "$DEBIAN_PACKAGE=$DEBIAN_VERSION" > /dev/null 2>&1) ||
-			pkg_die "cannot fetch $DEBIAN_PACKAGE $DEBIAN_VERSION with apt (run scripts/apt-suites.sh, or give $pkg_var=)"
+			pkg_die "cannot fetch $DEBIAN_PACKAGE $DEBIAN_VERSION with apt (run dev/apt-suites.sh, or give $pkg_var=)"
 		mv "$1"/dl/*.deb "$deb"
 		rmdir "$1/dl"
 	fi

@@ -7,7 +7,7 @@
 # rpmsign and its repomd.xml by gpg (repo_gpgcheck). Run again with newer
 # packages: they are added next to the ones there.
 #
-# usage: scripts/repo.sh
+# usage: dev/repo.sh
 # environment: REPO_KEY   the signing key (fingerprint, id or user id) in
 #                         the operator's GnuPG keyring (GNUPGHOME); required
 #              PKG        packages to publish (default build/pkg)
