@@ -122,15 +122,18 @@ fi
 cp -pR "$src/fs" "$src/include" "$src/.fb-import" "$b/"
 cp -p "$top/src/Kbuild" "$top/backports/include/fb_compat.h" "$b/"
 cp -p "$top/backports/$base/Kbuild.objs" "$b/"
-# Stand-in headers (found before the kernel's) and compat sources.
+# Stand-in headers (found before the kernel's) and compat sources, the
+# base's own (backports/<base>/include/linux, backports/<base>/compat).
 # Only a base whose pin says COMPAT=shared (6.12: kernels older than it)
-# takes them; a base that serves no kernel older than itself has none.
+# has them; a base that serves no kernel older than itself has none.
 rm -rf "$b/fb_include"
 rm -f "$b"/compat/*.c
 mkdir -p "$b/fb_include" "$b/compat"
 if [ "$compat" = shared ]; then
-	cp -pR "$top/backports/include/linux" "$b/fb_include/"
-	cp -p "$top"/backports/compat/*.c "$b/compat/"
+	if ! cp -pR "$top/backports/$base/include/linux" "$b/fb_include/" ||
+		! cp -p "$top/backports/$base"/compat/*.c "$b/compat/"; then
+		die "base $base has COMPAT=shared but no backports/$base/include/linux or backports/$base/compat"
+	fi
 fi
 
 # FB_CONFIGURE_ONLY=1: stop here, with build/<kver>/ laid out and

@@ -4,7 +4,7 @@
  * whatever form: backing_file_write_iter() kept its signature through every
  * one. Which form is probed apart (backing_file_end_write_pos.c,
  * backing_file_open_*.c, backing_file_kiocb.c); without a layer, base 6.12
- * builds its own (backports/compat).
+ * builds its own (backports/6.12/compat).
  */
 #include <linux/backing-file.h>
 

@@ -3,7 +3,7 @@
  * Scope-based cleanup as virtio_fs.c uses it: DEFINE_FREE(), __free(),
  * no_free_ptr() of <linux/cleanup.h>. "locking: Introduce __cleanup() based
  * infrastructure" (Peter Zijlstra, upstream 54da6a092431, Linux 6.5),
- * backported to 6.1.79. Shim: backports/include/linux/cleanup.h.
+ * backported to 6.1.79. Shim: backports/6.12/include/linux/cleanup.h.
  */
 #include <linux/cleanup.h>
 

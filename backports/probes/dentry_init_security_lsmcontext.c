@@ -4,7 +4,7 @@
  * 22.04's since 5.19): its LSM stacking patches ("UBUNTU: SAUCE: LSM: Use
  * lsmcontext in security_dentry_init_security", not upstream) return the
  * context in a struct lsmcontext { context, len, slot } in place of the
- * two pointers of dentry_init_security_ctx.c. backports/include/linux/
+ * two pointers of dentry_init_security_ctx.c. backports/6.12/include/linux/
  * security.h calls this form for base 6.12.
  */
 #include <linux/security.h>

@@ -6,7 +6,7 @@
  * and "fs: move kiocb_start_write() into vfs_iocb_iter_write()" (Amir
  * Goldstein, Linux 6.8) changed the rule in the series that added
  * file_write_not_started(), which is what this probes: the rule itself has
- * no signature. backports/compat/backing_file.c follows the rule it says.
+ * no signature. backports/6.12/compat/backing_file.c follows the rule it says.
  */
 #include <linux/fs.h>
 

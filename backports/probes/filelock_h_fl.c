@@ -5,7 +5,7 @@
  * with a struct file_lock that still holds fl_flags, fl_type, fl_pid and
  * fl_owner itself: 6.3 to 6.8 (Ubuntu 24.04). Since 6.9 they are in a
  * struct file_lock_core (filelock_h.c); before 6.3 all of it was in
- * <linux/fs.h>. backports/include/linux/filelock.h serves all three.
+ * <linux/fs.h>. backports/6.12/include/linux/filelock.h serves all three.
  */
 #include <linux/filelock.h>
 

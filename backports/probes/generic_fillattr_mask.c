@@ -3,7 +3,7 @@
  * generic_fillattr() takes the request mask: "fs: pass the request_mask to
  * generic_fillattr" (Jeff Layton, Linux 6.6). The forms before it are
  * generic_fillattr_idmap.c (6.3-6.5) and generic_fillattr_userns.c (up to
- * 6.2). Shim: backports/include/linux/fs.h.
+ * 6.2). Shim: backports/6.12/include/linux/fs.h.
  */
 #include <linux/fs.h>
 

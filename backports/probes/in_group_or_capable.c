@@ -4,7 +4,7 @@
  * mnt_idmap conversion of Linux 6.3). It was exported taking a
  * user_namespace in 6.2 ("fs: move S_ISGID stripping into the vfs_*()
  * helpers", Christian Brauner): in_group_or_capable_userns.c.
- * Shim: backports/include/linux/fs.h.
+ * Shim: backports/6.12/include/linux/fs.h.
  */
 #include <linux/fs.h>
 

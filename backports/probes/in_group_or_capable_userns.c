@@ -3,7 +3,7 @@
  * in_group_or_capable() for filesystems, taking the mount's user namespace:
  * "fs: move S_ISGID stripping into the vfs_*() helpers" (Christian Brauner,
  * Linux 6.2), until the mnt_idmap conversion of 6.3
- * (in_group_or_capable.c). Shim: backports/include/linux/fs.h.
+ * (in_group_or_capable.c). Shim: backports/6.12/include/linux/fs.h.
  */
 #include <linux/fs.h>
 

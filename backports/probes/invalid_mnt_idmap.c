@@ -6,7 +6,7 @@
  * invalid_mnt_idmap" (Alexander Mikhalitsyn, Linux 6.12, in the series that
  * brought idmapped mounts to FUSE). Kernels with a struct mnt_idmap (6.3)
  * but without it (6.3-6.11: Ubuntu 24.04's 6.8) get ours
- * (backports/compat/invalid_mnt_idmap.c); before 6.3, fb_compat.h.
+ * (backports/6.12/compat/invalid_mnt_idmap.c); before 6.3, fb_compat.h.
  */
 #include <linux/fs.h>
 #include <linux/mnt_idmapping.h>

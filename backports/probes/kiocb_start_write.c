@@ -4,7 +4,7 @@
  * write, held from submission to completion. "fs: create
  * kiocb_{start,end}_write() helpers" (Amir Goldstein, Linux 6.6), queued
  * for 6.1.y in November 2024 (Debian 12's 6.1.0-47, 6.1.170, has it).
- * Shim: backports/include/linux/fs.h.
+ * Shim: backports/6.12/include/linux/fs.h.
  */
 #include <linux/fs.h>
 

@@ -5,7 +5,7 @@
  * mutated symlink" (Miklos Szeredi, Linux 6.14; in 6.12.y and 6.1.y through
  * stable, so every Debian kernel has it); a kernel of 6.12 without that
  * backport lacks it (RHEL 10.0). fuse_get_link() calls it; without it
- * backports/include/linux/pagemap.h has our own.
+ * backports/6.12/include/linux/pagemap.h has our own.
  */
 #include <linux/fs.h>
 

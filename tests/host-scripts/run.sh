@@ -353,7 +353,7 @@ else
 	# (the kernel's form taken for the other), the call does not compile.
 	u=$work/unit
 	mkdir -p "$u/inc/linux"
-	cp "$top/backports/include/linux/backing-file.h" "$u/inc/linux/"
+	cp "$top/backports/6.12/include/linux/backing-file.h" "$u/inc/linux/"
 	printf '#define HAVE_BACKING_FILE 1\n#define HAVE_BACKING_FILE_OPEN_PATH 1\n' > "$u/cfg.h"
 	printf '#include <linux/backing-file.h>\nstruct file *fb_unit(struct file *file, const struct path *p, const struct cred *c);\nstruct file *fb_unit(struct file *file, const struct path *p, const struct cred *c)\n{\n\treturn backing_file_open(file, file->f_flags, p, c);\n}\n' > "$u/shim.c"
 	cp "$u/shim.c" "$u/noshim.c"
@@ -530,7 +530,7 @@ else
 	# space: __free() runs the free expression as the variable goes out of
 	# scope, no_free_ptr() takes the value and leaves NULL.
 	mkdir -p "$work/cu/linux"
-	cp "$top/backports/include/linux/cleanup.h" "$work/cu/linux/"
+	cp "$top/backports/6.12/include/linux/cleanup.h" "$work/cu/linux/"
 	cat > "$work/cu/t.c" <<-'EOF'
 	#include <stddef.h>
 	#include <linux/cleanup.h>
