@@ -22,15 +22,9 @@ done
 rm -rf "$dst"
 [ "${1:-}" = --remove ] && { echo "dkms-local: removed"; exit 0; }
 
-# The same file set the package carries under /usr/src.
-mkdir -p "$dst/src"
-cp -R "$top/dkms.conf" "$top/LICENSE" "$top/scripts" "$top/backports" "$dst/"
-cp -R "$top/src/Kbuild" "$dst/src/"
-# The generated trees of the bases (make import, make import-all), where made.
-for t in "$top"/src/upstream-*; do
-	case $t in *-unpatched) continue ;; esac
-	[ -f "$t/.fb-import" ] && cp -R "$t" "$dst/src/"
-done
+# The same file set the package carries under /usr/src (dkms.files), with
+# the generated trees of the bases imported here (make import, import-all).
+sh "$top/dev/dkms-files.sh" --imported copy "$dst" || die "cannot install the DKMS source set in $dst"
 dkms add -m "$name" -v "$ver"
 rc=0
 for k in "$@"; do

@@ -141,7 +141,7 @@ src=/usr/src/$name-$ver
 pt_tree_missing "$pt_tmp/files1" "$src"
 tap_check $? "the .deb carries the generated DKMS tree under $src/${pt_missing:+ (missing:$pt_missing)}"
 pt_tree_clean "$pt_tmp/files1" "$src"
-tap_check $? "the .deb carries nothing built or foreign (build/, tests/, *.o, *.ko)"
+tap_check $? "the .deb carries nothing built or foreign (build/, tests/, dev/, *.o, *.ko)"
 for b in $(pkg_bases); do
 	t=$(pkg_tree "$b")
 	dpkg-deb --fsys-tarfile "$deb1" | tar -xO ".$src/src/$t/.fb-import" > "$pt_tmp/fb-import" 2> /dev/null

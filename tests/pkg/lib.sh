@@ -35,7 +35,8 @@
 #                       SRC; what is not goes to $pt_missing
 #   pt_trees            every base's generated tree, "src/<tree>", on one line
 #   pt_trees_lacking DIR FILE  those under DIR without FILE, each after a space
-#   pt_tree_clean LIST SRC     nothing built or foreign under SRC in LIST
+#   pt_tree_clean LIST SRC     nothing built or foreign (developer tooling:
+#                       dev/) under SRC in LIST
 #   pt_fake_headers_deb KVER DIR [ROOT [GLOB [whole]]]   build
 #                       DIR/linux-headers-KVER.deb: the headers of an
 #                       installed Debian kernel (of ROOT, default /; the first
@@ -191,7 +192,7 @@ pt_tree_missing() {
 }
 
 pt_tree_clean() {
-	! grep -E -q "^$2/(build/|tests/|debian/|rpm/)|\.(o|ko|cmd)$" "$1"
+	! grep -E -q "^$2/(build/|tests/|debian/|rpm/|dev/)|\.(o|ko|cmd)$" "$1"
 }
 
 pt_fake_headers_deb() {

@@ -94,10 +94,11 @@ rc=$?
 tap_check $? "a run directory it cannot write to (a file, even for root): exit 1, one line"
 
 # The postinst (our dh_dkms autoscript) runs it from the shipped tree after
-# the builds; the tree ships scripts/ whole (debian/rules, the spec).
+# the builds; the tree ships scripts/ whole (dkms.files, which debian/rules
+# and the spec copy through dev/dkms-files.sh).
 s=$(sed -n '/reboot-required.sh/p' debian/autoscripts/postinst-dkms)
 # shellcheck disable=SC2016 # the postinst's text, not expanded here
 case $s in *'sh "/usr/src/$fb_name-$fb_version/scripts/reboot-required.sh" "$fb_tag"'*) r=0 ;; *) r=1 ;; esac
-grep -q 'cp -R LICENSE scripts backports' debian/rules || r=1
+{ grep -qx 'scripts' dkms.files && grep -q 'dev/dkms-files.sh copy' debian/rules; } || r=1
 tap_check $r "the postinst runs /usr/src/fuse-backport-<ver>/scripts/reboot-required.sh fuse-backport-dkms"
 tap_done

@@ -53,7 +53,7 @@ q -l > "$pt_tmp/files"
 pt_tree_missing "$pt_tmp/files" "$src"
 tap_check $? "rpm -qpl: the generated tree under $src/${pt_missing:+ (missing:$pt_missing)}"
 pt_tree_clean "$pt_tmp/files" "$src"
-tap_check $? "rpm -qpl: nothing built or foreign (build/, tests/, *.o, *.ko)"
+tap_check $? "rpm -qpl: nothing built or foreign (build/, tests/, dev/, *.o, *.ko)"
 
 q --qf '%{POSTIN}' > "$pt_tmp/post"
 q --qf '%{PREUN}' > "$pt_tmp/preun"

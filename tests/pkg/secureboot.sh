@@ -133,9 +133,7 @@ else
 		tap_skip "dkms build under Secure Boot without the key" "fuse-backport is in DKMS already: not touching it"
 	else
 		dst=/usr/src/fuse-backport-$ver
-		mkdir -p "$dst/src"
-		cp -R dkms.conf LICENSE scripts backports "$dst/"
-		cp -R src/Kbuild src/upstream-6.12 "$dst/src/"
+		sh dev/dkms-files.sh --imported copy "$dst"
 		dkms_added=$ver
 		dkms add -m fuse-backport -v "$ver" > /dev/null 2>&1
 		before=$(modinfo -k "$dropk" -F filename fuse 2> /dev/null)
