@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Import fs/fuse and the uapi fuse.h of a pinned upstream base, verify them
-# against the pin, apply our patches and write the generated tree atomically.
+# Import fs/fuse and the uapi fuse.h of a pinned upstream base (the files of
+# backports/copy-list), verify them against the pin, apply our patches and
+# write the generated tree atomically.
 #
 # usage: dev/import.sh [BASE]
 # environment:
@@ -32,6 +33,15 @@ case $series_mode in all|none) ;; *) die "SERIES must be 'all' or 'none', not '$
 . "$bp/pin"
 
 sha256() { sha256sum "$1" | cut -d' ' -f1; }
+
+# The files to take (backports/copy-list): all, or the required ones.
+copy_list() {
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$top/backports/copy-list" | while read -r f opt; do
+		[ -n "$f" ] || continue
+		[ "$1" = required ] && [ "$opt" = "?" ] && continue
+		echo "$f"
+	done
+}
 
 # The patches to apply, in order: infra/series first, then series.
 patch_list() {
@@ -111,13 +121,13 @@ fi
 topdir=$(tar -tf "$tarball" 2>/dev/null | head -n 1 | cut -d/ -f1) || true
 [ -n "$topdir" ] || die "cannot read $origin as a tar archive (sha256 $tsum)"
 mkdir "$tmp/x"
-# checkpatch and its data are welcome but optional: one pass, then check.
-tar -C "$tmp/x" -xf "$tarball" "$topdir/Makefile" "$topdir/fs/fuse" \
-	"$topdir/include/uapi/linux/fuse.h" "$topdir/scripts/checkpatch.pl" \
-	"$topdir/scripts/spelling.txt" "$topdir/scripts/const_structs.checkpatch" 2>"$tmp/tar.err" || true
+# The optional files (checkpatch and its data) are welcome: one pass over
+# the whole list, then a check of the required ones.
+# shellcheck disable=SC2046 # one path a word (copy-list has no spaces)
+tar -C "$tmp/x" -xf "$tarball" $(copy_list all | sed "s|^|$topdir/|") 2>"$tmp/tar.err" || true
 src=$tmp/x/$topdir
-for f in Makefile fs/fuse/inode.c include/uapi/linux/fuse.h; do
-	[ -f "$src/$f" ] ||
+for f in $(copy_list required) fs/fuse/inode.c; do
+	[ -e "$src/$f" ] ||
 		die "$origin lacks $f ($(grep -v checkpatch "$tmp/tar.err" | grep -v spelling | head -n 1))"
 done
 
@@ -145,11 +155,12 @@ fi
 
 # Lay out the generated tree.
 g=$tmp/tree
-mkdir -p "$g/fs" "$g/include/uapi/linux" "$g/scripts"
-mv "$src/fs/fuse" "$g/fs/fuse"
-mv "$src/include/uapi/linux/fuse.h" "$g/include/uapi/linux/fuse.h"
-for f in checkpatch.pl spelling.txt const_structs.checkpatch; do
-	[ -f "$src/scripts/$f" ] && mv "$src/scripts/$f" "$g/scripts/$f"
+mkdir -p "$g"
+for f in $(copy_list all); do
+	[ "$f" = Makefile ] && continue # read for the version above, not built
+	[ -e "$src/$f" ] || continue
+	mkdir -p "$g/$(dirname "$f")"
+	mv "$src/$f" "$g/$f"
 done
 
 patch_list > "$tmp/patches"

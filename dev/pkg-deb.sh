@@ -56,9 +56,10 @@ for b in $(pkg_bases); do
 	ltop=$(tar -tf "$tarball" | head -n 1 | cut -d/ -f1)
 	rm -rf "$work/linux-x"
 	mkdir -p "$work/linux-x"
-	tar -C "$work/linux-x" -xf "$tarball" "$ltop/Makefile" "$ltop/fs/fuse" "$ltop/include/uapi/linux/fuse.h" \
-		"$ltop/scripts/checkpatch.pl" "$ltop/scripts/spelling.txt" "$ltop/scripts/const_structs.checkpatch" ||
-		pkg_die "$tarball lacks the files the import of base $b needs"
+	# shellcheck disable=SC2046 # one path a word (copy-list has no spaces)
+	tar -C "$work/linux-x" -xf "$tarball" $(sed -e 's/#.*//' -e 's/[[:space:]].*//' "$top/backports/copy-list" |
+		grep . | sed "s|^|$ltop/|") ||
+		pkg_die "$tarball lacks the files the import of base $b needs (backports/copy-list)"
 	mv "$work/linux-x/$ltop" "$work/linux-x/linux-$uv"
 	(cd "$work/linux-x" && tar --sort=name --owner=0 --group=0 --mtime="$mtime" \
 		-cJf "../fuse-backport_$ver.orig-$comp.tar.xz" "linux-$uv")
