@@ -16,9 +16,10 @@
 #   trixie    Debian 13: trixie (6.12.*+deb13) and trixie-backports
 #             (7.x+deb13), whose kbuild binaries and gcc-14 need its glibc
 #   sid       Debian unstable: sid (+deb14, gcc-16)
-# A root is made by debootstrap (minbase) on the mirror this machine's apt
-# uses, in ${FB_CACHE:-/var/cache/fuse-backport}/roots/WHERE, and keeps the
-# .deb files apt fetched in its own cache: a second run downloads nothing.
+# A root is made once by dev/debian-root.sh (debootstrap's minbase on the
+# mirror this machine's apt uses, in ${FB_CACHE:-/var/cache/fuse-backport}/
+# roots/WHERE), and keeps the .deb files apt fetched in its own cache: a
+# second run downloads nothing.
 # Headers are installed with apt in the root (dpkg knows them; no host file
 # is touched). Needs root.
 #   host      this machine (Debian 12) itself: a bookworm-family kernel whose
@@ -32,13 +33,12 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-cache=${FB_CACHE:-/var/cache/fuse-backport}
 die() { echo "headers: $*" >&2; exit 1; }
 
 root_of() {
 	case $1 in
 	host) echo / ;;
-	bookworm | trixie | sid) echo "$cache/roots/$1" ;;
+	bookworm | trixie | sid) sh "$top/dev/debian-root.sh" path "$1" ;;
 	*) die "unknown place '$1' (bookworm, trixie or sid)" ;;
 	esac
 }
@@ -64,10 +64,6 @@ where_of() {
 	fi
 }
 
-mirror() {
-	sh "$top/dev/apt-suites.sh" --print-mirror
-}
-
 # INITRD=No: Debian 13's 6.12 headers depend on their kernel image, whose
 # postinst would build an initramfs for it (initramfs-tools' kernel hook
 # honours INITRD=No); a root that only compiles needs none.
@@ -78,40 +74,9 @@ in_root() {
 		DEBIAN_FRONTEND=noninteractive INITRD=No "$@"
 }
 
+# The root of WHERE, made once and cached (dev/debian-root.sh).
 make_root() {
-	w=$1
-	r=$(root_of "$w")
-	[ -x "$r/usr/bin/make" ] && [ -x "$r/usr/bin/as" ] && return 0
-	mkdir -p "$cache/roots"
-	# One maker at a time; whoever waited finds the root made.
-	exec 8> "$cache/roots/.$w.lock"
-	flock 8 || die "cannot lock $cache/roots/.$w.lock"
-	[ -x "$r/usr/bin/make" ] && [ -x "$r/usr/bin/as" ] && return 0
-	command -v debootstrap > /dev/null || die "debootstrap is not installed (make deps-test)"
-	m=$(mirror) || die "cannot find this machine's Debian mirror"
-	echo "headers: making the $w root in $r (debootstrap)" >&2
-	rm -rf "$r.tmp"
-	mkdir -p "$(dirname "$r")"
-	debootstrap --variant=minbase "$w" "$r.tmp" "$m" > "$cache/roots/$w.log" 2>&1 ||
-		die "debootstrap $w failed (see $cache/roots/$w.log)"
-	if [ "$w" = bookworm ]; then
-		# The host's Debian 12 sources (with its security archive), and
-		# bookworm-backports.
-		cat /etc/apt/sources.list.d/debian.sources > "$r.tmp/etc/apt/sources.list.d/debian.sources" 2> /dev/null ||
-			cp /etc/apt/sources.list "$r.tmp/etc/apt/sources.list"
-		echo "deb $m bookworm-backports main" >> "$r.tmp/etc/apt/sources.list"
-	fi
-	if [ "$w" = trixie ]; then
-		echo "deb $m trixie-backports main" >> "$r.tmp/etc/apt/sources.list"
-	fi
-	if [ "$w" = sid ]; then
-		# The mirror's sid Release can be older than its Valid-Until
-		# here; its signature is still checked.
-		echo 'Acquire::Check-Valid-Until "false";' > "$r.tmp/etc/apt/apt.conf.d/99fuse-backport"
-	fi
-	in_root "$r.tmp" sh -c 'apt-get update -qq && apt-get install -y -q --no-install-recommends make binutils' \
-		>> "$cache/roots/$w.log" 2>&1 || die "cannot install make in the $w root (see $cache/roots/$w.log)"
-	mv "$r.tmp" "$r"
+	sh "$top/dev/debian-root.sh" make "$1" > /dev/null || exit 1
 }
 
 # Every amd64 headers ABI (generic, cloud, rt) WHERE's apt knows.

@@ -88,18 +88,15 @@ mounts() {
 }
 # The root: bookworm minbase, dkms, openssl (DKMS makes its MOK with it) and
 # one kernel's headers: bookworm-backports' linux-headers-amd64 (6.12), no
-# recommends (dkms's would pull a second kernel's). The host's apt cache,
+# recommends (dkms's would pull a second kernel's). A copy of the cached
+# bookworm root (dev/debian-root.sh: the host's sources and
+# bookworm-backports), made first if need be; the host's apt cache,
 # hard-linked into the root's, saves downloads.
 if [ ! -x "$root/usr/sbin/dkms" ] || [ ! -f "$root/etc/fb-test-kernel" ]; then
 	pt_cleanup
-	rm -rf --one-file-system "$root"
-	mkdir -p "$root"
-	sh dev/apt-suites.sh > /dev/null 2>&1
-	mirror=$(sed -n 's/^URIs: //p' /etc/apt/sources.list.d/fuse-backport-extra.sources 2> /dev/null | head -n 1)
-	debootstrap --variant=minbase bookworm "$root" "$mirror" > "$pt_tmp/root.log" 2>&1
+	sh dev/debian-root.sh copy bookworm "$root" > "$pt_tmp/root.log" 2>&1
 	rc=$?
 	if [ $rc = 0 ]; then
-		echo "deb $mirror bookworm-backports main" > "$root/etc/apt/sources.list.d/backports.list"
 		mounts
 		cp -al /var/cache/apt/archives/*.deb "$root/var/cache/apt/archives/" 2> /dev/null
 		{ in_root apt-get update -q && in_root apt-get install -y -q --no-install-recommends \
@@ -110,7 +107,7 @@ if [ ! -x "$root/usr/sbin/dkms" ] || [ ! -f "$root/etc/fb-test-kernel" ]; then
 	rk=$(cd "$root/lib/modules" 2> /dev/null && for d in *; do [ -e "$d/build/include" ] && echo "$d"; done)
 	[ $rc = 0 ] && [ "$(echo "$rk" | grep -c .)" = 1 ]
 	rc=$?
-	tap_check $rc "a Debian 12 root with dkms and one kernel's headers (${rk:-none}) (debootstrap)"
+	tap_check $rc "a Debian 12 root with dkms and one kernel's headers (${rk:-none}) (dev/debian-root.sh)"
 	if [ $rc != 0 ]; then
 		pt_log "$pt_tmp/root.log"
 		pt_cleanup

@@ -59,24 +59,13 @@ in_root() {
 }
 
 # The root: trixie minbase with dkms and the default kernel headers, from
-# the Debian mirror this machine already uses; the build matrix's trixie
-# root (dev/headers.sh), when there, saves the debootstrap.
+# the Debian mirror this machine already uses: a copy of the cached trixie
+# root (dev/debian-root.sh, the build matrix's), made first if need be.
 if [ ! -x "$root/usr/sbin/dkms" ]; then
 	pt_cleanup
-	rm -rf --one-file-system "$root"
-	mkdir -p "$root"
-	seed=${FB_CACHE:-/var/cache/fuse-backport}/roots/trixie
-	if [ -x "$seed/usr/bin/apt-get" ] && grep -qs 'VERSION_CODENAME=trixie' "$seed/etc/os-release"; then
-		# under its maker's lock (dev/headers.sh keeps roots/.trixie.lock)
-		flock "${seed%/*}/.trixie.lock" cp -a "$seed/." "$root/" > "$pt_tmp/debootstrap.log" 2>&1
-		rc=$?
-		tap_diag "root made from a copy of $seed"
-	else
-		sh dev/apt-suites.sh > /dev/null 2>&1
-		mirror=$(sed -n 's/^URIs: //p' /etc/apt/sources.list.d/fuse-backport-extra.sources 2> /dev/null | head -n 1)
-		debootstrap --variant=minbase trixie "$root" "$mirror" > "$pt_tmp/debootstrap.log" 2>&1
-		rc=$?
-	fi
+	sh dev/debian-root.sh copy trixie "$root" > "$pt_tmp/debootstrap.log" 2>&1
+	rc=$?
+	tap_diag "root made from a copy of $(sh dev/debian-root.sh path trixie)"
 	if [ $rc = 0 ]; then
 		mount -t proc proc "$root/proc" && mount --bind /dev "$root/dev" && mount --bind /sys "$root/sys"
 		# With dkms's recommends (gcc), and openssl, which DKMS needs to make
