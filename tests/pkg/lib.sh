@@ -216,25 +216,15 @@ pt_fake_headers_deb() {
 	sed -i "s/$pt_fake_real/$1/" "$h/config/kernel.release" "$h/generated/utsrelease.h"
 	fdesc="the headers of $pt_fake_real under another name (fuse-backport test)"
 	if [ "${5:-}" != whole ]; then
-		printf '\n/* fuse-backport test: these headers lack <linux/miscdevice.h> */\n#define _LINUX_MISCDEVICE_H\n' \
-			>> "$h/generated/autoconf.h"
+		cat "$top/tests/pkg/fixtures/fake-headers-deb/autoconf-no-miscdevice.h" >> "$h/generated/autoconf.h"
 		fdesc="fake headers whose probe HAVE_MISC_DYNAMIC_MINOR fails (fuse-backport test)"
 	fi
 	ln -s "/usr/src/linux-headers-$1" "$r/lib/modules/$1/build"
-	cat > "$r/DEBIAN/control" <<-EOF
-	Package: linux-headers-$1
-	Version: 1
-	Architecture: amd64
-	Maintainer: fuse-backport tests <fuse-backport@fuse-backport.invalid>
-	Depends: ${common:-linux-headers-$pt_fake_real}
-	Section: kernel
-	Priority: optional
-	Description: $fdesc
-	 Copied from linux-headers-$pt_fake_real.
-	EOF
-	# shellcheck disable=SC2016
-	printf '#!/bin/sh\nset -e\n[ "$1" = configure ] || exit 0\nif [ -d /etc/kernel/header_postinst.d ]; then\n\trun-parts --report --exit-on-error --arg=%s /etc/kernel/header_postinst.d\nfi\n' \
-		"$1" > "$r/DEBIAN/postinst"
+	# the package's control file and postinst: tests/pkg/fixtures/fake-headers-deb
+	sed -e "s|@KVER@|$1|g" -e "s|@DEPENDS@|${common:-linux-headers-$pt_fake_real}|" \
+		-e "s|@DESC@|$fdesc|" -e "s|@REAL@|$pt_fake_real|" \
+		"$top/tests/pkg/fixtures/fake-headers-deb/control.in" > "$r/DEBIAN/control"
+	sed "s|@KVER@|$1|g" "$top/tests/pkg/fixtures/fake-headers-deb/postinst.in" > "$r/DEBIAN/postinst"
 	chmod 755 "$r/DEBIAN/postinst"
 	dpkg-deb --root-owner-group -Znone --build "$r" "$2/linux-headers-$1.deb" > /dev/null
 }

@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# tests/pkg/deb.sh, the build: today's and the previous package, what they
+# carry. Sourced by it, in its shell and its TAP count, after the parts before
+# it (tests/pkg/deb/lib.sh first).
+# Its variables are deb.sh's (pkg, name, fake7 ...: words without spaces):
+# `shellcheck -x tests/pkg/deb.sh` checks this part in its context.
+# shellcheck shell=sh disable=SC2154,SC2034,SC2086
+
+# --- build ------------------------------------------------------------------
+OUT=$pt_tmp/out1 sh dev/pkg-deb.sh > "$pt_tmp/build1.log" 2>&1
+rc=$?
+tap_check $rc "make deb: source package and $pkg built from the tracked files, lintian clean"
+[ $rc = 0 ] || pt_log "$pt_tmp/build1.log" 15
+deb1=""
+for f in "$pt_tmp/out1/${pkg}_$ver"-*_all.deb; do
+	[ -f "$f" ] && deb1=$f
+done
+if [ -z "$deb1" ]; then
+	tap_diag "no $pkg .deb: nothing more to test"
+	tap_done
+	exit
+fi
+debver1=$(dpkg-deb -f "$deb1" Version)
+[ "${debver1%-*}" = "$ver" ]
+tap_check $? "Debian version $debver1 follows PACKAGE_VERSION $ver"
+
+# The previous package, from the commit before today's PACKAGE_VERSION.
+prev_epoch=""
+[ "${FB_PKG_RED:-0}" = 1 ] && prev_epoch=1
+pt_build_prev "$pt_tmp/prev" $prev_epoch
+rc=$?
+deb0=$pt_prev_deb tools0=$pt_prev_tools prev=$pt_prev_ver
+debver0=$(dpkg-deb -f "$deb0" Version 2> /dev/null)
+tap_check $rc "the previous package $pkg ${debver0:-none} (product $prev) built from $(pt_prev_commit | cut -c1-12), the commit before PACKAGE_VERSION $ver"
+[ $rc = 0 ] || pt_log "$pt_tmp/prev/build.log" 15
+# Today's sorts above it for dpkg and rpm (no epoch).
+rv=$(rpm --eval "%{lua: print(rpm.vercmp('$ver', '$prev'))}" 2> /dev/null)
+dpkg --compare-versions "$debver1" gt "$debver0" && [ "$rv" = 1 ]
+tap_check $? "$debver1 sorts above $debver0 (dpkg --compare-versions), $ver above $prev (rpm.vercmp: ${rv:-no rpm})"
+if [ -z "$deb0" ]; then
+	tap_diag "no previous .deb: nothing more to test"
+	tap_done
+	exit
+fi
+
+# With a kernel's headers gone, dkms.conf still lists every module we may
+# have installed there (dkms remove reads that list).
+mods_nohdr=$(kernelver=6.1.0-fbgone-amd64 kernel_source_dir=/nonexistent bash -c \
+	'. ./dkms.conf 2> /dev/null && echo "${BUILT_MODULE_NAME[*]}"')
+[ "$mods_nohdr" = "fuse cuse virtiofs fusebp" ]
+tap_check $? "dkms.conf without the headers lists every module of ours ($mods_nohdr)"
+
+for b in $(pkg_bases); do
+	# shellcheck source=backports/6.12/pin
+	. "$top/backports/$b/pin"
+	c=$(pkg_comp "$b")
+	orig_linux=$pt_tmp/out1/${name}_$ver.orig-$c.tar.xz
+	! grep -q "$DEBIAN_PACKAGE" debian/control && [ -f "$orig_linux" ] &&
+		grep -q "${name}_$ver.orig-$c.tar.xz" "$pt_tmp"/out1/*.dsc &&
+		tar -tJf "$orig_linux" | grep -q "^linux-$UPSTREAM_VERSION/fs/fuse/file.c$"
+	tap_check $? "base $b: Linux $UPSTREAM_VERSION's kernel files ride in the source package ($(basename "$orig_linux"), in the .dsc); no $DEBIAN_PACKAGE build dependency"
+done
+
+dpkg-deb -c "$deb1" | awk '{ print $6 }' | sed 's|^\./|/|' > "$pt_tmp/files1"
+src=/usr/src/$name-$ver
+pt_tree_missing "$pt_tmp/files1" "$src"
+tap_check $? "the .deb carries the generated DKMS tree under $src/${pt_missing:+ (missing:$pt_missing)}"
+pt_tree_clean "$pt_tmp/files1" "$src"
+tap_check $? "the .deb carries nothing built or foreign (build/, tests/, dev/, *.o, *.ko)"
+for b in $(pkg_bases); do
+	t=$(pkg_tree "$b")
+	dpkg-deb --fsys-tarfile "$deb1" | tar -xO ".$src/src/$t/.fb-import" > "$pt_tmp/fb-import" 2> /dev/null
+	grep -qx 'series=all' "$pt_tmp/fb-import" && [ "$(grep -c '^patch=' "$pt_tmp/fb-import")" -gt 1 ]
+	tap_check $? "src/$t (base $(sed -n 's/^base=//p' "$pt_tmp/fb-import"), $(sed -n 's/^upstream_version=//p' "$pt_tmp/fb-import")) is patched at package build time ($(grep -c '^patch=' "$pt_tmp/fb-import") patches, $(sed -n 's/^origin=//p' "$pt_tmp/fb-import" | sed 's|.*/||'))"
+done
+
+deps=$(dpkg-deb -f "$deb1" Depends)
+arch=$(dpkg-deb -f "$deb1" Architecture)
+sugg=$(dpkg-deb -f "$deb1" Recommends)
+echo "$deps" | grep -q 'dkms' && echo "$deps" | grep -q 'linux-headers-generic' &&
+	[ "$arch" = all ] && [ "$sugg" = fuse-backport-tools ]
+tap_check $? "control: Architecture $arch; Depends: $deps; Recommends: $sugg"
+
+mkdir "$pt_tmp/ctl"
+dpkg-deb -e "$deb1" "$pt_tmp/ctl"
+if command -v shellcheck > /dev/null; then
+	shellcheck -s sh "$pt_tmp/ctl/postinst" "$pt_tmp/ctl/prerm" > "$pt_tmp/sc.log" 2>&1
+	rc=$?
+	tap_check $rc "maintainer scripts are shellcheck clean"
+	[ $rc = 0 ] || pt_log "$pt_tmp/sc.log"
+else
+	tap_skip "maintainer scripts are shellcheck clean" "no shellcheck"
+fi
+
+tools1=""
+for f in "$pt_tmp/out1/fuse-backport-tools_$ver"-*.deb; do
+	[ -f "$f" ] && tools1=$f
+done

@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# tests/pkg/deb.sh, its helpers: our modules of a kernel, the check of a
+# kernel after apt, a modprobe in a VM. Sourced by it, in its shell and its
+# TAP count, after the parts before it (tests/pkg/deb/lib.sh first).
+# Its variables are deb.sh's (pkg, name, fake7 ...: words without spaces):
+# `shellcheck -x tests/pkg/deb.sh` checks this part in its context.
+# shellcheck shell=sh disable=SC2154,SC2034,SC2086
+
+# Our modules of one kernel as "file file...", from where DKMS puts them.
+our_modules() {
+	find "/lib/modules/$1/updates/dkms" -maxdepth 1 \
+		\( -name 'fusebp.ko*' -o -name 'fuse.ko*' -o -name 'cuse.ko*' -o -name 'virtiofs.ko*' \) \
+		2> /dev/null | sort | tr '\n' ' '
+}
+
+# check_kernel KVER LOG VERSION [MODVER]: our modules for KVER are what
+# dkms.conf and the build decide: installed by DKMS as VERSION (the
+# product's), signed, of MODVER (default: the module version of KVER's base);
+# or one line in LOG saying why not.
+check_kernel() {
+	k=$1 log=$2 v=$3
+	kd=/lib/modules/$k/build
+	mv=${4:-$(pt_modver "$k" "$kd")}
+	if [ ! -e "$kd/include" ]; then
+		grep -q "not building for $k: its headers are not installed" "$log"
+		tap_check $? "$k: no headers: one line says so, nothing built"
+		return
+	fi
+	if ! fl=$(bash scripts/flavor.sh "$k" "$kd" 2>&1); then
+		grep -q "not building for $k: " "$log" && [ -z "$(our_modules "$k")" ]
+		tap_check $? "$k: not served ($fl): skipped with one line"
+		return
+	fi
+	if grep -q "the build for $k failed" "$log"; then
+		why=$(grep "the build for $k failed" "$log" | head -n 1)
+		echo "$why" | grep -q 'not supported yet' && [ -z "$(our_modules "$k")" ]
+		tap_check $? "$k: not supported yet by the build, one line, apt unaffected"
+		tap_diag "$why"
+		return
+	fi
+	mods=$(our_modules "$k")
+	want=${fl#* }
+	n_want=$(echo "$want" | wc -w)
+	good=0
+	for f in $mods; do
+		[ "$(modinfo -F version "$f" 2> /dev/null)" = "$mv" ] || good=1
+	done
+	dkms status -m $name -v "$v" -k "$k" 2> /dev/null | grep -q ': installed' &&
+		[ "$(echo "$mods" | wc -w)" = "$n_want" ] && [ $good = 0 ]
+	tap_check $? "$k: ${fl%% *} flavor, $n_want module(s) ($want) installed by DKMS $name/$v, modinfo version $mv"
+	if grep -qx 'CONFIG_MODULE_SIG=y' "$kd/.config"; then
+		# DKMS makes its MOK at its first build: on a fresh host, after
+		# this test started.
+		[ -n "$mok" ] || mok=$(pt_mok_cn)
+		signers=$(for f in $mods; do modinfo -F signer "$f" 2> /dev/null; echo; done | sort -u | grep . | tr '\n' ';')
+		[ -n "$mok" ] && [ "$signers" = "$mok;" ]
+		tap_check $? "$k: modules signed by the DKMS MOK (signer: ${signers%;}, MOK: ${mok:-none})"
+	fi
+}
+
+# vm_modprobe KVER MODULE WHAT: boots KVER, modprobes MODULE; $out has its
+# /sys/module version ("none" without one) and the file it came from (the
+# last lines go out as diagnostics when the VM run failed). Returns 1 (after
+# a loud skip of WHAT) when no VM can run.
+vm_modprobe() {
+	if [ "${FB_PKG_VM:-1}" = 0 ]; then
+		tap_skip "$3" "FB_PKG_VM=0"
+		return 1
+	fi
+	if ! command -v vng > /dev/null || ! command -v qemu-system-x86_64 > /dev/null; then
+		tap_skip "$3" "no virtme-ng/QEMU (sh dev/deps.sh test)"
+		return 1
+	fi
+	out=$(sh tests/vm/boot.sh --kver "$1" --timeout 600 --log "$pt_tmp/vm-$1.log" -- \
+		sh -c "modprobe $2 && { cat /sys/module/$2/version 2> /dev/null || echo none; } &&
+			modinfo -F filename $2 && grep -w $2 /proc/filesystems" 2>&1) ||
+		echo "$out" | tail -n 5 | sed 's/^/#   /'
+	return 0
+}
+vm_check() { # KVER MODULE
+	mv=$(pt_modver "$1")
+	what="$1: in a VM, modprobe $2 loads the DKMS module, /sys/module/$2/version $mv"
+	vm_modprobe "$1" "$2" "$what" || return
+	echo "$out" | grep -qx "$mv" && echo "$out" | grep -q "/updates/dkms/$2.ko"
+	tap_check $? "$what"
+}

@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# tests/pkg/deb.sh, apt remove and dpkg --purge leave nothing. Sourced by it,
+# in its shell and its TAP count, after the parts before it
+# (tests/pkg/deb/lib.sh first).
+# Its variables are deb.sh's (pkg, name, fake7 ...: words without spaces):
+# `shellcheck -x tests/pkg/deb.sh` checks this part in its context.
+# shellcheck shell=sh disable=SC2154,SC2034,SC2086
+
+# --- remove, purge ------------------------------------------------------------
+DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 remove -y -q $pkg fuse-backport-tools > "$pt_tmp/remove.log" 2>&1
+rc=$?
+tap_check $rc "apt remove $pkg exits 0"
+[ $rc = 0 ] || pt_log "$pt_tmp/remove.log"
+left=""
+for k in $kernels; do
+	left="$left$(our_modules "$k")"
+done
+[ -z "$left" ]
+tap_check $? "no module of ours left in any /lib/modules/*/updates/dkms${left:+ ($left)}"
+if [ -n "$gone_k" ]; then
+	# modprobe must not resolve to a module of ours any more. Whether it
+	# finds the stock fuse.ko depends on the kernel image being installed,
+	# which for a headers-only kernel on this host it is not (6.1.0-57's
+	# stock module is checked below).
+	dep=/lib/modules/$gone_k/modules.dep
+	[ -z "$(our_modules "$gone_k")" ] && { [ ! -e "$dep" ] ||
+		! grep -Eq '(^|/)updates/dkms/(fuse|cuse|virtiofs|fusebp)\.ko' "$dep"; }
+	tap_check $? "$gone_k (no headers): fuse, cuse, virtiofs of ours removed$([ -e "$dep" ] && echo ', modules.dep names none of them')"
+fi
+! dkms status -m $name 2> /dev/null | grep -q . && [ ! -e "/var/lib/dkms/$name" ]
+tap_check $? "dkms status has no $name, /var/lib/dkms/$name is gone"
+! ls -d /usr/src/$name-[0-9]* > /dev/null 2>&1
+tap_check $? "no /usr/src/$name-* tree left"
+if [ -e "/lib/modules/$vm_kver/modules.dep" ]; then
+	! modinfo -k "$vm_kver" fusebp > /dev/null 2>&1
+	tap_check $? "depmod ran: $vm_kver no longer knows fusebp"
+fi
+# The drop-in kernel checked in a VM above has the stock fuse.ko back: what
+# modprobe resolves to on the host, and what loads and registers in a VM.
+if [ -n "${dropin_vm_k:-}" ]; then
+	k=$dropin_vm_k
+	f=$(modinfo -k "$k" -F filename fuse 2> /dev/null)
+	case $f in */kernel/fs/fuse/fuse.ko*) r=0 ;; *) r=1 ;; esac
+	tap_check $r "$k: modprobe resolves fuse to the stock module again (${f:-nothing})"
+	what="$k: in a VM, the stock fuse.ko loads after apt remove"
+	if vm_modprobe "$k" fuse "$what"; then
+		echo "$out" | grep -q '/kernel/fs/fuse/fuse\.ko' && ! echo "$out" | grep -q '+fb' &&
+			echo "$out" | grep -q 'fuse$'
+		tap_check $? "$what (version: $(echo "$out" | grep -x -m 1 'none\|[0-9].*'))"
+	fi
+fi
+# Nothing is left to purge (no conffiles): dpkg --purge must agree.
+dpkg --purge $pkg fuse-backport-tools > "$pt_tmp/purge.log" 2>&1
+rc=$?
+[ $rc = 0 ] && [ "$(pt_deb_state $pkg)" = not-installed ]
+tap_check $? "dpkg --purge: dpkg knows nothing of $pkg"
+[ $rc = 0 ] || pt_log "$pt_tmp/purge.log"
+dpkg --audit > "$pt_tmp/audit.log" 2>&1
+[ ! -s "$pt_tmp/audit.log" ]
+tap_check $? "dpkg --audit: nothing half-installed or half-configured"
+[ ! -e "/lib/modules/$fake7" ] && [ ! -e "/lib/modules/$nohdr" ] && [ ! -e "/usr/src/linux-headers-$fake7" ]
+tap_check $? "the fake kernels are gone"

@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# tests/pkg/deb.sh, the install of the previous package and the upgrade to
+# today's, with a kernel without headers and one outside every base. Sourced
+# by it, in its shell and its TAP count, after the parts before it
+# (tests/pkg/deb/lib.sh first).
+# Its variables are deb.sh's (pkg, name, fake7 ...: words without spaces):
+# `shellcheck -x tests/pkg/deb.sh` checks this part in its context.
+# shellcheck shell=sh disable=SC2154,SC2034,SC2086
+
+# --- install the previous package ---------------------------------------------
+red_noauto=""
+if [ "${FB_PKG_RED:-0}" = 1 ] && [ ! -e /etc/dkms/no-autoinstall ]; then
+	mkdir -p /etc/dkms && : > /etc/dkms/no-autoinstall && red_noauto=1
+fi
+# shellcheck disable=SC2086 # no tools .deb: nothing
+DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 install -y -q "$deb0" $tools0 > "$pt_tmp/install0.log" 2>&1
+rc=$?
+tap_check $rc "apt install $(basename "$deb0") $(basename "${tools0:-(no tools .deb)}") (the previous package) exits 0"
+[ $rc = 0 ] || pt_log "$pt_tmp/install0.log" 15
+src0=/usr/src/$name-$prev
+[ "$(pt_deb_state $pkg)" = installed ] && [ "$(dpkg-query -W -f '${Version}' $pkg)" = "$debver0" ] && [ -d "$src0" ]
+tap_check $? "dpkg: $pkg $debver0 is installed and configured, $src0 there"
+# The previous package's module version for a kernel: its base's, by the
+# previous tree's own pins (2026.12.0 on); a package from before the product
+# version (no flavor.sh --base, or no pin it names) had its one module
+# version as its version.
+prev_modver() {
+	pb=$(bash "$pt_tmp/prev/src/scripts/flavor.sh" --base "$1" "/lib/modules/$1/build" 2> /dev/null) || {
+		echo "$prev"
+		return
+	}
+	pp=$pt_tmp/prev/src/backports/${pb%% *}/pin
+	[ -f "$pp" ] || {
+		echo "$prev"
+		return
+	}
+	echo "$(sed -n 's/^UPSTREAM_VERSION=//p' "$pp")+fb$(sed -n 's/^FB_RELEASE=//p' "$pp")"
+}
+for k in $kernels; do
+	[ -z "$red_noauto" ] || break
+	case $k in 6.*) ;; *) continue ;; esac # served by every previous package
+	check_kernel "$k" "$pt_tmp/install0.log" "$prev" "$(prev_modver "$k")"
+done
+
+# --- upgrade to today's product version, with a kernel without headers and one
+# we do not serve ----------------------------------------------------------------
+# The fakes: a kernel whose headers are not installed, and 7.4 headers (outside every base).
+mkdir -p "/lib/modules/$nohdr" "/usr/src/linux-headers-$fake7/include" "/lib/modules/$fake7"
+# (tests/pkg/fixtures/headers-7.4.0-fake: a Makefile and .config of $fake7)
+cp "$top/tests/pkg/fixtures/headers-$fake7/Makefile" "$top/tests/pkg/fixtures/headers-$fake7/.config" \
+	"/usr/src/linux-headers-$fake7/"
+ln -sfn "/usr/src/linux-headers-$fake7" "/lib/modules/$fake7/build"
+
+# shellcheck disable=SC2086 # no tools .deb: nothing
+DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 install -y -q "$deb1" $tools1 > "$pt_tmp/install1.log" 2>&1
+rc=$?
+tap_check $rc "apt upgrade $debver0 -> $debver1 ($(basename "$deb1") $(basename "${tools1:-(no tools .deb)}")) exits 0"
+[ $rc = 0 ] || pt_log "$pt_tmp/install1.log" 15
+grep -E "^(Preparing to unpack|Unpacking|Setting up) fuse-backport" "$pt_tmp/install1.log" | sed 's/^/# /'
+[ "$(pt_deb_state $pkg)" = installed ] && [ "$(dpkg-query -W -f '${Version}' $pkg)" = "$debver1" ]
+tap_check $? "dpkg: $pkg $debver1 is installed and configured ($(pt_deb_state $pkg) $(dpkg-query -W -f '${Version}' $pkg 2> /dev/null))"
+st=$(dkms status -m $name 2> /dev/null)
+! echo "$st" | grep -q "$name/${prev}[,:]" && [ ! -e "$src0" ] && [ -d "$src" ] && [ ! -e "/var/lib/dkms/$name/$prev" ]
+tap_check $? "$prev is gone from DKMS (dkms status, /var/lib/dkms) and /usr/src, $ver is there"
+echo "$st" | sed 's/^/# /'
+if [ "${FB_PKG_RED:-0}" = 1 ]; then
+	tap_diag "red run (FB_PKG_RED=1): stopping after the upgrade checks"
+	grep -E '^E:|downgrad' "$pt_tmp/install1.log" | head -n 4 | sed 's/^/# /'
+	tap_done
+	exit
+fi
+tv=$(fuse-backport --version 2>&1)
+# Every base's module version, in the order of the tools' build (the
+# sorted pins, tools/Makefile).
+modvers=$(for p in "$top"/backports/*/pin; do p=${p%/pin}; pkg_modver "${p##*/}"; done | tr '\n' ' ')
+modvers=${modvers% }
+tv_ok=1
+case $tv in "fuse-backport $ver (modules $modvers,"*) tv_ok=0 ;; esac
+[ -n "$tools1" ] && [ $tv_ok = 0 ] && [ -x /usr/sbin/mount.fusebp ]
+tap_check $? "fuse-backport-tools: fuse-backport --version says $ver and every base's module version ($modvers: $tv), mount.fusebp is there"
+dpkg -L $pkg > "$pt_tmp/dpkg-L" 2> /dev/null
+trees_missing=""
+for t in $(pt_trees); do
+	grep -qx "$src/$t/fs/fuse/file.c" "$pt_tmp/dpkg-L" || trees_missing="$trees_missing $t"
+done
+[ -s "$pt_tmp/dpkg-L" ] && [ -z "$trees_missing" ]
+tap_check $? "dpkg -L lists every base's tree under $src ($(pt_trees))${trees_missing:+ (missing:$trees_missing)}"
+for k in $kernels; do
+	check_kernel "$k" "$pt_tmp/install1.log" "$ver"
+done
+check_kernel $nohdr "$pt_tmp/install1.log" "$ver"
+grep -q "not building for $fake7: kernel $fake7 is outside every base" "$pt_tmp/install1.log" &&
+	! dkms status -m $name 2> /dev/null | grep -q ", $fake7," && [ -z "$(our_modules $fake7)" ]
+tap_check $? "$fake7 (unsupported): skipped with our message, nothing built"
+grep "not building for $fake7" "$pt_tmp/install1.log" | sed 's/^/# /'
+
+# What dkms's kernel hooks do when such a kernel's packages arrive later.
+out=$(/etc/kernel/header_postinst.d/dkms $fake7 2>&1)
+rc=$?
+echo "$out" | grep -E -q "fuse-backport: not building for ($fake7|this kernel): kernel $fake7 is outside" &&
+	[ -z "$(our_modules $fake7)" ]
+tap_check $? "$fake7 headers hook: our message, nothing built"
+# dkms < 3.0.11 fails autoinstall on a BUILD_EXCLUSIVE skip
+# (dkms-project/dkms#302): dkms.conf takes us out of it there.
+dkmsver=$(dpkg-query -W -f '${Version}' dkms)
+tap_check $rc "$fake7 headers hook exits 0 (dkms $dkmsver)"
+[ $rc = 0 ] || echo "$out" | tail -n 5 | sed 's/^/#   /'
+/etc/kernel/postinst.d/dkms $nohdr > "$pt_tmp/hook.log" 2>&1
+rc=$?
+grep -q 'headers' "$pt_tmp/hook.log"
+tap_check $(($? + rc)) "$nohdr image hook: says the headers are missing, exits 0 ($rc)"
+remove_fakes
+dkms status -m $name 2> /dev/null | grep -q -e $fake7 -e $nohdr && dkms remove -m $name -v "$ver" -k $fake7 > /dev/null 2>&1
