@@ -59,8 +59,9 @@ builtin() {
 io() {
 	echo "takeover $1" > "$1/f.$$" && [ "$(cat "$1/f.$$")" = "takeover $1" ] && rm -f "$1/f.$$"
 }
+# fstype MNT: the type after mountinfo's "-" (optional fields come before it)
 fstype() {
-	awk -v m="$1" '$5 == m { print $9 }' /proc/self/mountinfo
+	awk -v m="$1" '$5 == m { for (i = 7; i < NF; i++) if ($i == "-") { print $(i + 1); exit } }' /proc/self/mountinfo
 }
 refcnt() {
 	cat "/sys/module/$FB_MODNAME/refcnt"
