@@ -103,5 +103,6 @@ int fb_probe_init(const char *dev, const char *fstype,
 int fb_cmd_status(int argc, char **argv);
 int fb_cmd_run(int argc, char **argv);
 int fb_cmd_mount(int argc, char **argv, const char *progname);
+int fb_cmd_takeover(int argc, char **argv);
 
 #endif /* FB_TOOL_H */

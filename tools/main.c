@@ -15,6 +15,7 @@ static void usage(FILE *f)
 		"usage: fuse-backport status [--json] [--no-probe]\n"
 		"       fuse-backport run [-v] [-o OPTS] [-t " FB_PREFIX "[.SUBTYPE]] -- DAEMON [ARG...] MOUNTPOINT\n"
 		"       fuse-backport mount TYPE#[SOURCE] MOUNTPOINT [-o OPTS]   (= mount." FB_PREFIX ")\n"
+		"       fuse-backport takeover [on|off|boot]\n"
 		"       fuse-backport --version\n"
 		"\n"
 		"'fuse-backport COMMAND --help' tells more.\n");
@@ -50,6 +51,8 @@ int main(int argc, char **argv)
 		return fb_cmd_status(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "run"))
 		return fb_cmd_run(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "takeover"))
+		return fb_cmd_takeover(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "mount")) {
 		fb_prog = "mount." FB_PREFIX;
 		return fb_cmd_mount(argc - 1, argv + 1, fb_prog);

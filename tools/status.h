@@ -104,6 +104,14 @@ struct fuse_mount_entry {
 	char *mountpoint;
 	char *source;
 	bool fallback;		/* made by run -o fallback: not ours */
+	const char *served_by;	/* FB_PREFIX, "built-in", NULL: unknown */
+};
+
+/* The takeover of a built-in FUSE (takeover.c). */
+struct takeover_info {
+	int configured;		/* TAKEOVER=: 1 yes, 0 no, -1 not set, -2 invalid */
+	char *evidence;
+	int active;		/* 1, 0, -1: the module is not loaded */
 };
 
 struct fuse_state {
@@ -117,6 +125,7 @@ struct fuse_state {
 	int nkernels;
 	struct kernel *running;	/* may be NULL: not under /lib/modules */
 	struct kernel *newest;
+	struct takeover_info takeover;
 	struct fuse_mount_entry *mounts;
 	int nmounts;
 	char **problems;

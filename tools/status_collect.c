@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 
 #include "status.h"
+#include "takeover.h"
 
 bool is_ours_version(const char *v)
 {
@@ -131,6 +132,20 @@ char *kernel_config_file(const char *kver)
 	return NULL;
 }
 
+/*
+ * With the takeover active, new -t fuse mounts are ours: -t fuse is served
+ * as -t FB_PREFIX is, on /dev/fuse.
+ */
+static void takeover_serves_fuse(struct fuse_state *st)
+{
+	struct type_server *fuse = &st->servers[0];
+
+	*fuse = st->servers[1];
+	fuse->fstype = "fuse";
+	fuse->device = fb_strdup("/dev/fuse");
+	fuse->state = "loaded, takeover active";
+}
+
 int collect_status(struct fuse_state *st)
 {
 	st->filesystems = fb_read_file("/proc/filesystems", NULL);
@@ -143,5 +158,9 @@ int collect_status(struct fuse_state *st)
 		st->error = true;
 	survey_type_server(st, &st->servers[0], "fuse", "fuse");
 	survey_type_server(st, &st->servers[1], FB_PREFIX, FB_PREFIX);
+	st->takeover.configured = takeover_configured(&st->takeover.evidence);
+	st->takeover.active = takeover_active();
+	if (st->takeover.active == 1)
+		takeover_serves_fuse(st);
 	return 0;
 }

@@ -132,6 +132,31 @@ static void note_unserved(struct fuse_state *st, const struct kernel *k)
 	free(served);
 }
 
+/*
+ * The takeover (FUSE built in, ours installed): configured but not active
+ * is degraded; built-in mounts left over are a note.
+ */
+static void judge_takeover(struct fuse_state *st)
+{
+	const struct takeover_info *t = &st->takeover;
+	const struct kernel *r = st->running;
+	int i;
+
+	if (t->configured == -2)
+		problem(st, fb_strdup(t->evidence));
+	if (!r || r->fuse_cfg != 'y' || !r->ours.file)
+		return;
+	if (t->configured == 1 && t->active != 1)
+		problem(st, fb_fmt("takeover is configured (%s) but not active: new -t fuse mounts go to the built-in FUSE; run 'fuse-backport takeover on' (the kernel log says why it is off)",
+				   t->evidence));
+	if (t->active != 1)
+		return;
+	for (i = 0; i < st->nmounts; i++)
+		if (st->mounts[i].served_by && !strcmp(st->mounts[i].served_by, "built-in"))
+			note(st, fb_fmt("%s is on the built-in FUSE (mounted before the takeover); mounted again, it is ours",
+					st->mounts[i].mountpoint));
+}
+
 void judge(struct fuse_state *st)
 {
 	struct kernel *r = st->running;
@@ -164,6 +189,7 @@ void judge(struct fuse_state *st)
 				 srv->file.version ? srv->file.version : "")))
 			problem(st, loaded_not_installed(srv));
 	}
+	judge_takeover(st);
 	for (i = 0; i < st->nmounts; i++)
 		if (st->mounts[i].fallback)
 			problem(st, fb_fmt("fallback: %s is served by the kernel's own FUSE (-t %s, mounted with -o fallback because %s could not be loaded)",

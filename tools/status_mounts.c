@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "status.h"
+#include "takeover.h"
 
 static const char *fuse_family(const char *t)
 {
@@ -67,6 +68,7 @@ int survey_mounts(struct fuse_state *st)
 		note = fb_fmt(FB_FALLBACK_DIR "/%s", mi[i].sb_dev);
 		m->fallback = !strcmp(family, "fuse") && fb_exists(note);
 		free(note);
+		m->served_by = !strcmp(family, "fuse") ? takeover_served_by(mi[i].sb_dev) : FB_PREFIX;
 	}
 	fb_mountinfo_free(mi, n);
 	return 0;

@@ -72,13 +72,20 @@ void print_json(const struct fuse_state *st)
 		json_kv(f, "parallel_passthrough_fix_evidence", srv->parallel_fix_evidence, false);
 		fputs("}", f);
 	}
-	fputs("\n  ],\n  \"mounts\": [", f);
+	fputs("\n  ],\n  \"takeover\": {", f);
+	json_kv(f, "configured", st->takeover.configured == 1 ? "yes" :
+		st->takeover.configured == 0 ? "no" : st->takeover.configured == -2 ? "invalid" : NULL, true);
+	json_kv(f, "evidence", st->takeover.evidence, true);
+	fputs("\"active\": ", f);
+	json_yes_no_null(f, st->takeover.active);
+	fputs("},\n  \"mounts\": [", f);
 	for (i = 0; i < st->nmounts; i++) {
 		fputs(i ? ",\n    {" : "\n    {", f);
 		json_kv(f, "family", st->mounts[i].family, true);
 		json_kv(f, "fstype", st->mounts[i].fstype, true);
 		json_kv(f, "mountpoint", st->mounts[i].mountpoint, true);
 		json_kv(f, "source", st->mounts[i].source, true);
+		json_kv(f, "served_by", st->mounts[i].served_by, true);
 		fprintf(f, "\"fallback\": %s}", st->mounts[i].fallback ? "true" : "false");
 	}
 	fputs(st->nmounts ? "\n  ],\n  \"kernels\": [" : "],\n  \"kernels\": [", f);
@@ -131,6 +138,22 @@ static const char *text(const char *s)
 	return fb_printable(s);
 }
 
+static void print_takeover(const struct fuse_state *st)
+{
+	const struct takeover_info *t = &st->takeover;
+	const struct kernel *r = st->running;
+
+	if (r && r->fuse_cfg == 'm') {
+		printf("takeover: not applicable (FUSE is a module: the drop-in serves -t fuse)\n");
+		return;
+	}
+	printf("takeover: configured %s (%s), active %s: new -t fuse mounts are served by %s\n",
+	       t->configured == 1 ? "yes" : t->configured == -2 ? "invalid" : "no",
+	       t->evidence ? t->evidence : "-",
+	       t->active < 0 ? "no (" FB_PREFIX " not loaded)" : t->active ? "yes" : "no",
+	       t->active == 1 ? FB_PREFIX " (ours)" : "the built-in FUSE");
+}
+
 void print_text(const struct fuse_state *st)
 {
 	const struct kernel *r = st->running;
@@ -143,6 +166,7 @@ void print_text(const struct fuse_state *st)
 		       strcmp(r->flavor, "dropin") ? FB_PREFIX : "fuse");
 	else
 		printf("\n");
+	print_takeover(st);
 	for (i = 0; i < 2; i++) {
 		const struct type_server *srv = &st->servers[i];
 
@@ -172,9 +196,10 @@ void print_text(const struct fuse_state *st)
 	}
 	printf("\nFUSE mounts: fuse %d, %s %d\n", nf, FB_PREFIX, nb);
 	for (i = 0; i < st->nmounts; i++)
-		printf("  %-8s %s on %s (source %s)%s\n", st->mounts[i].family,
+		printf("  %-8s %s on %s (source %s), served by %s%s\n", st->mounts[i].family,
 		       text(st->mounts[i].fstype), text(st->mounts[i].mountpoint),
 		       text(st->mounts[i].source),
+		       st->mounts[i].served_by ? st->mounts[i].served_by : "unknown",
 		       st->mounts[i].fallback ? " [fallback]" : "");
 	printf("\ninstalled kernels (newest first):\n");
 	if (!st->nkernels)

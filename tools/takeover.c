@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fuse-backport takeover: the switch of the renamed module's takeover of a
+ * built-in FUSE (its parameter /sys/module/fusebp/parameters/takeover),
+ * the admin's setting (TAKEOVER= in FB_CONF_FILE) and, for status, which
+ * FUSE serves a mount.
+ *
+ *   fuse-backport takeover            the setting and the state
+ *   fuse-backport takeover on|off     switch it now (the setting stays)
+ *   fuse-backport takeover boot       what the boot unit runs: on where
+ *                                     TAKEOVER=yes and FUSE is built in
+ *
+ * Every refusal is one line and changes nothing; the kernel logs its own.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#include "fb.h"
+#include "status.h"
+#include "takeover.h"
+
+#define PARAM "/sys/module/" FB_PREFIX "/parameters/takeover"
+
+/* TAKEOVER= of the config file: 1 yes, 0 no, -1 not set (no file, no key). */
+int takeover_configured(char **why)
+{
+	char *buf = fb_read_file(FB_CONF_FILE, NULL);
+	char *line, *save = NULL, *v;
+	int ret = -1;
+
+	*why = NULL;
+	if (!buf) {
+		*why = fb_fmt("%s: %s", FB_CONF_FILE, strerror(errno));
+		return -1;
+	}
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		line = fb_strip(line);
+		if (!fb_has_prefix(line, "TAKEOVER="))
+			continue;
+		v = line + strlen("TAKEOVER=");
+		free(*why);
+		if (!strcmp(v, "yes") || !strcmp(v, "\"yes\"")) {
+			ret = 1;
+		} else if (!strcmp(v, "no") || !strcmp(v, "\"no\"")) {
+			ret = 0;
+		} else {
+			ret = -2;
+			*why = fb_fmt("%s: TAKEOVER=%s is not yes or no", FB_CONF_FILE, v);
+			continue;
+		}
+		*why = fb_fmt("TAKEOVER=%s in %s", ret ? "yes" : "no", FB_CONF_FILE);
+	}
+	if (ret == -1)
+		*why = fb_fmt("no TAKEOVER= in %s", FB_CONF_FILE);
+	free(buf);
+	return ret;
+}
+
+/* The parameter: 1 active, 0 not, -1 no parameter (module not loaded). */
+int takeover_active(void)
+{
+	char *v = fb_read_line(PARAM);
+	int ret = v ? !strcmp(v, "1") : -1;
+
+	free(v);
+	return ret;
+}
+
+/*
+ * Who serves the FUSE mount of superblock SB_DEV ("major:minor"): the
+ * control fs that lists its connection (major << 20 | minor). FB_PREFIX,
+ * "built-in", or NULL when neither control fs tells.
+ */
+const char *takeover_served_by(const char *sb_dev)
+{
+	unsigned int maj, min;
+	const char *who = NULL;
+	char *p;
+
+	if (!sb_dev || sscanf(sb_dev, "%u:%u", &maj, &min) != 2)
+		return NULL;
+	p = fb_fmt("/sys/fs/%s/connections/%u", FB_PREFIX, (maj << 20) | min);
+	if (fb_is_dir(p))
+		who = FB_PREFIX;
+	free(p);
+	if (who)
+		return who;
+	p = fb_fmt("/sys/fs/fuse/connections/%u", (maj << 20) | min);
+	if (fb_is_dir(p))
+		who = "built-in";
+	free(p);
+	return who;
+}
+
+static int modprobe_takeover(void)
+{
+	char *argv[] = { "/sbin/modprobe", "-q", FB_PREFIX, "takeover=1", NULL };
+	int status;
+	char *out = fb_capture(argv, &status);
+
+	free(out);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static int set_param(bool on)
+{
+	FILE *f = fopen(PARAM, "w");
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	if (fputs(on ? "1\n" : "0\n", f) == EOF)
+		err = -errno;
+	if (fclose(f) == EOF && !err)
+		err = -errno;
+	return err;
+}
+
+/*
+ * FUSE as the running kernel has it: 'y' built in, 'm', 'n', '?' unknown;
+ * from its config, else from what is registered.
+ */
+static char running_fuse(void)
+{
+	struct utsname u;
+	char *cfg = uname(&u) ? NULL : kernel_config_file(u.release);
+	char v = cfg ? config_value(cfg, "CONFIG_FUSE_FS") : 0;
+
+	free(cfg);
+	if (v)
+		return v;
+	if (fb_exists("/sys/module/fuse/refcnt"))
+		return 'm';
+	return fb_fs_registered("fuse") ? 'y' : '?';
+}
+
+static int switch_on(void)
+{
+	int err;
+
+	if (running_fuse() == 'm') {
+		fb_msg("takeover refused: FUSE is a module on this kernel; the drop-in fuse.ko serves -t fuse");
+		return 1;
+	}
+	if (takeover_active() == 1) {
+		printf("takeover: already active\n");
+		return 0;
+	}
+	if (takeover_active() < 0) {
+		if (modprobe_takeover()) {
+			fb_msg("takeover refused: modprobe %s takeover=1 failed (is %s installed for this kernel? see the kernel log)",
+			       FB_PREFIX, FB_PREFIX);
+			return 1;
+		}
+	} else {
+		err = set_param(true);
+		if (err) {
+			fb_msg("takeover refused: %s: %s (the kernel log says why)", PARAM, strerror(-err));
+			return 1;
+		}
+	}
+	if (takeover_active() != 1) {
+		fb_msg("takeover refused: %s loaded but not active (the kernel log says why)", FB_PREFIX);
+		return 1;
+	}
+	printf("takeover: active: -t fuse, fuseblk and /dev/fuse are served by %s\n", FB_PREFIX);
+	return 0;
+}
+
+static int switch_off(void)
+{
+	int err;
+
+	if (takeover_active() != 1) {
+		printf("takeover: not active\n");
+		return 0;
+	}
+	err = set_param(false);
+	if (err) {
+		fb_msg("takeover: %s: %s", PARAM, strerror(-err));
+		return 1;
+	}
+	printf("takeover: ended: -t fuse is the built-in FUSE's again; mounts of %s keep serving\n",
+	       FB_PREFIX);
+	return 0;
+}
+
+/* The boot unit: on if configured, else nothing; never fails a boot for a kernel it does not fit. */
+static int boot(void)
+{
+	char *why;
+	int conf = takeover_configured(&why);
+
+	if (conf != 1) {
+		printf("takeover: not configured (%s)\n", why);
+		free(why);
+		return conf == -2 ? 1 : 0;
+	}
+	free(why);
+	if (running_fuse() != 'y') {
+		printf("takeover: not applicable: FUSE is not built into this kernel\n");
+		return 0;
+	}
+	return switch_on();
+}
+
+static void show(void)
+{
+	char *why;
+	int conf = takeover_configured(&why);
+	int act = takeover_active();
+
+	printf("takeover: configured %s (%s), active %s\n",
+	       conf == 1 ? "yes" : conf == -2 ? "invalid" : "no", why,
+	       act < 0 ? "no (" FB_PREFIX " not loaded)" : act ? "yes" : "no");
+	free(why);
+}
+
+int fb_cmd_takeover(int argc, char **argv)
+{
+	if (argc < 2) {
+		show();
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "on"))
+		return switch_on();
+	if (argc == 2 && !strcmp(argv[1], "off"))
+		return switch_off();
+	if (argc == 2 && !strcmp(argv[1], "boot"))
+		return boot();
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: fuse-backport takeover [on|off|boot]\n"
+		       "  (none)  the setting (TAKEOVER= in " FB_CONF_FILE ") and the state\n"
+		       "  on|off  switch the takeover of the built-in FUSE now\n"
+		       "  boot    on, where TAKEOVER=yes and FUSE is built in (the boot unit)\n");
+		return 0;
+	}
+	fb_msg("usage: fuse-backport takeover [on|off|boot]");
+	return 2;
+}
