@@ -6,7 +6,9 @@
 # -t fuse on /dev/fuse and reach ours; a built-in mount made before keeps
 # serving; a built-in /dev/fuse descriptor opened before is refused at mount
 # with one log line; disable with our mount alive; unload; 10 cycles; cuse;
-# bad requests (each one line, nothing changes).
+# bad requests (each one line, nothing changes); the tool (takeover
+# on/off/boot, TAKEOVER= in /etc/fuse-backport/fuse-backport.conf) and
+# status in each state.
 # Who serves a mount: its connection (mountinfo's device) is in our control
 # fs ($FB_CTL) or in the built-in's (/sys/fs/fuse/connections).
 FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -196,7 +198,54 @@ tap_check "$([ $n = 10 ] && ! grep -E "$FB_KLOG_RE|duplicate|sysfs: cannot creat
 	[ "$(grep -c 'takeover: ended' "$S/klog.cycles")" = 10 ] && fs_listed && misc_dev && ! dev_is_ours; echo $?)" \
 	"10 enable/disable cycles ($n done): a clean kernel log, the built-in's again"
 
-# 12. loaded with takeover=1, then unloaded: the built-in's again, a stock mount works
+# 12. the tool and status in each state (the module loaded, takeover off;
+# the guest's /etc is a throw-away overlay)
+tool=$FB_TOP/tools/fuse-backport
+conf=/etc/fuse-backport/fuse-backport.conf
+mkdir -p /etc/fuse-backport
+echo TAKEOVER=no > "$conf"
+"$tool" takeover boot > "$S/boot.no" 2>&1
+b=$?
+tap_check "$([ $b = 0 ] && grep -q '^takeover: not configured (TAKEOVER=no in ' "$S/boot.no" && [ "$(param)" = 0 ]; echo $?)" \
+	"takeover boot, TAKEOVER=no: nothing changes ($(cat "$S/boot.no"))"
+echo TAKEOVER=maybe > "$conf"
+"$tool" takeover boot > "$S/boot.bad" 2>&1
+b=$?
+tap_check "$([ $b = 1 ] && [ "$(wc -l < "$S/boot.bad")" = 1 ] && grep -q 'TAKEOVER=maybe is not yes or no' "$S/boot.bad" &&
+	[ "$(param)" = 0 ]; echo $?)" "takeover boot, TAKEOVER=maybe: one line, exit 1, nothing changes ($(cat "$S/boot.bad"))"
+echo TAKEOVER=yes > "$conf"
+mount_on "$S/bi" /dev/fuse fuse 2> "$S/bi.err"
+"$tool" status --no-probe > "$S/st0.txt" 2>&1
+tap_check "$(builtin "$S/bi" &&
+	grep -q "^takeover: configured yes (TAKEOVER=yes in $conf), active no: new -t fuse mounts are served by the built-in FUSE\$" "$S/st0.txt" &&
+	grep -q " on $S/bi (source .*), served by built-in\$" "$S/st0.txt"; echo $?)" \
+	"status, configured, not active: $(grep '^takeover:' "$S/st0.txt")"
+"$tool" takeover boot > "$S/boot.yes" 2>&1
+b=$?
+tap_check "$([ $b = 0 ] && [ "$(param)" = 1 ] && dev_is_ours; echo $?)" \
+	"takeover boot, TAKEOVER=yes: active ($(cat "$S/boot.yes"))"
+mount_on "$S/m" /dev/fuse fuse 2> "$S/m.err"
+"$tool" status --no-probe > "$S/st1.txt" 2>&1
+"$tool" status --no-probe --json > "$S/st1.json" 2> /dev/null
+tap_check "$(ours "$S/m" &&
+	grep -q "^takeover: configured yes (TAKEOVER=yes in $conf), active yes: new -t fuse mounts are served by $FB_MODNAME (ours)\$" "$S/st1.txt" &&
+	grep -q "^-t fuse: .*(module $FB_MODNAME, loaded, takeover active)\$" "$S/st1.txt" &&
+	grep -q " on $S/m (source .*), served by $FB_MODNAME\$" "$S/st1.txt" &&
+	grep -q " on $S/bi (source .*), served by built-in\$" "$S/st1.txt" &&
+	[ "$(jq -r .takeover.active "$S/st1.json")" = true ] &&
+	[ "$(jq -r ".mounts[] | select(.mountpoint == \"$S/m\") | .served_by" "$S/st1.json")" = "$FB_MODNAME" ] &&
+	[ "$(jq -r ".mounts[] | select(.mountpoint == \"$S/bi\") | .served_by" "$S/st1.json")" = built-in ]; echo $?)" \
+	"status, active: -t fuse is ours, each mount's FUSE named ($(grep -c 'served by' "$S/st1.txt") mounts)"
+"$tool" takeover off > "$S/off.out" 2>&1
+b=$?
+tap_check "$([ $b = 0 ] && [ "$(param)" = 0 ] && ours "$S/m" && io "$S/m" && builtin "$S/bi" && io "$S/bi" &&
+	"$tool" takeover | grep -q ', active no$'; echo $?)" \
+	"takeover off (the tool): ours keeps serving its mount, the built-in its own ($(cat "$S/off.out"))"
+umount_at "$S/m"
+umount_at "$S/bi"
+rm -f "$conf"
+
+# 13. loaded with takeover=1, then unloaded: the built-in's again, a stock mount works
 fb_unload_ours > "$S/unload.err" 2>&1
 insmod "$FB_MODDIR/$FB_MODNAME.ko" takeover=1 2> "$S/insmod.err"
 loaded=$([ "$(param)" = 1 ] && dev_is_ours && fs_listed; echo $?)
