@@ -78,6 +78,12 @@ tv_ok=1
 case $tv in "fuse-backport $ver (modules $modvers,"*) tv_ok=0 ;; esac
 [ -n "$tools1" ] && [ $tv_ok = 0 ] && [ -x /usr/sbin/mount.fusebp ]
 tap_check $? "fuse-backport-tools: fuse-backport --version says $ver and every base's module version ($modvers: $tv), mount.fusebp is there"
+# The takeover's switch, a conffile, and its boot unit: enabled, not run.
+wants=/etc/systemd/system/sysinit.target.wants/fuse-backport-takeover.service
+grep -qx 'TAKEOVER=yes' /etc/fuse-backport/fuse-backport.conf &&
+	dpkg-query -W -f '${Conffiles}' fuse-backport-tools | grep -q ' /etc/fuse-backport/fuse-backport.conf ' &&
+	[ -L "$wants" ] && [ -f "$(readlink -f "$wants")" ]
+tap_check $? "fuse-backport-tools: TAKEOVER=yes in the conffile /etc/fuse-backport/fuse-backport.conf, fuse-backport-takeover.service enabled ($(readlink "$wants" 2> /dev/null || echo 'no link'))"
 dpkg -L $pkg > "$pt_tmp/dpkg-L" 2> /dev/null
 trees_missing=""
 for t in $(pt_trees); do
