@@ -12,12 +12,14 @@
  *
  * Every refusal is one line and changes nothing; the kernel logs its own.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "fb.h"
 #include "status.h"
@@ -138,6 +140,57 @@ static char running_fuse(void)
 	return fb_fs_registered("fuse") ? 'y' : '?';
 }
 
+/*
+ * Copy each tunable of the built-in FUSE in FROM (a directory: its module
+ * parameters, its sysctls) to ours of the same name in TO, where ours is
+ * writable; "takeover" itself is not one. Appends "name=value" to *done.
+ */
+static void copy_tunables(const char *from, const char *to, char **done)
+{
+	DIR *d = opendir(from);
+	struct dirent *e;
+	char *src, *dst, *v, *s;
+	FILE *f;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, "takeover"))
+			continue;
+		src = fb_fmt("%s/%s", from, e->d_name);
+		dst = fb_fmt("%s/%s", to, e->d_name);
+		v = fb_read_line(src);
+		f = v && access(dst, W_OK) == 0 ? fopen(dst, "w") : NULL;
+		if (f) {
+			fprintf(f, "%s\n", v);
+			if (fclose(f) == 0) {
+				s = fb_fmt("%s%s%s=%s", *done ? *done : "", *done ? " " : "",
+					   e->d_name, v);
+				free(*done);
+				*done = s;
+			}
+		}
+		free(v);
+		free(src);
+		free(dst);
+	}
+	closedir(d);
+}
+
+/*
+ * The built-in's values go with its names: its module parameters
+ * (max_user_bgreq, ...) and its sysctls (/proc/sys/fs/fuse, 6.14 on).
+ */
+static void take_tunables(void)
+{
+	char *done = NULL;
+
+	copy_tunables("/sys/module/fuse/parameters", "/sys/module/" FB_PREFIX "/parameters", &done);
+	copy_tunables("/proc/sys/fs/fuse", "/proc/sys/fs/" FB_PREFIX, &done);
+	printf("takeover: the built-in's values carried over: %s\n", done ? done : "none");
+	free(done);
+}
+
 static int switch_on(void)
 {
 	int err;
@@ -168,6 +221,7 @@ static int switch_on(void)
 		return 1;
 	}
 	printf("takeover: active: -t fuse, fuseblk and /dev/fuse are served by %s\n", FB_PREFIX);
+	take_tunables();
 	return 0;
 }
 

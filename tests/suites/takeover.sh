@@ -220,10 +220,17 @@ tap_check "$(builtin "$S/bi" &&
 	grep -q "^takeover: configured yes (TAKEOVER=yes in $conf), active no: new -t fuse mounts are served by the built-in FUSE\$" "$S/st0.txt" &&
 	grep -q " on $S/bi (source .*), served by built-in\$" "$S/st0.txt"; echo $?)" \
 	"status, configured, not active: $(grep '^takeover:' "$S/st0.txt")"
+# the built-in's module parameter, set apart from ours, goes with the takeover
+BIP=/sys/module/fuse/parameters/max_user_bgreq
+OURP=/sys/module/$FB_MODNAME/parameters/max_user_bgreq
+bgreq0=$(cat "$BIP" 2> /dev/null)
+echo 4321 > "$BIP" 2> /dev/null
 "$tool" takeover boot > "$S/boot.yes" 2>&1
 b=$?
-tap_check "$([ $b = 0 ] && [ "$(param)" = 1 ] && dev_is_ours; echo $?)" \
-	"takeover boot, TAKEOVER=yes: active ($(cat "$S/boot.yes"))"
+tap_check "$([ $b = 0 ] && [ "$(param)" = 1 ] && dev_is_ours && [ "$(cat "$BIP")" = 4321 ] && [ "$(cat "$OURP")" = 4321 ] &&
+	grep -q '^takeover: the built-in.s values carried over: .*max_user_bgreq=4321' "$S/boot.yes"; echo $?)" \
+	"takeover boot, TAKEOVER=yes: active, the built-in's max_user_bgreq carried over ($(tr '\n' ' ' < "$S/boot.yes"))"
+[ -n "$bgreq0" ] && echo "$bgreq0" > "$BIP" && echo "$bgreq0" > "$OURP"
 mount_on "$S/m" /dev/fuse fuse 2> "$S/m.err"
 "$tool" status --no-probe > "$S/st1.txt" 2>&1
 "$tool" status --no-probe --json > "$S/st1.json" 2> /dev/null
