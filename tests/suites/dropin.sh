@@ -296,6 +296,28 @@ else
 	notok "stacking limit: mount the outer fbtestd"
 fi
 
+# --- the takeover is for a built-in FUSE: here one line, nothing changes ----
+tool=$top/tools/fuse-backport
+out=$("$tool" takeover on 2>&1)
+rc=$?
+if [ $rc = 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] &&
+	printf '%s\n' "$out" | grep -q 'takeover refused: FUSE is a module on this kernel' &&
+	! grep -q '^fusebp ' /proc/modules; then
+	ok "takeover on, FUSE a module: refused with one line ($out)"
+else
+	notok "takeover on, FUSE a module: refused with one line (exit $rc)" "$out"
+fi
+mkdir -p /etc/fuse-backport && echo TAKEOVER=yes > /etc/fuse-backport/fuse-backport.conf
+out=$("$tool" takeover boot 2>&1)
+rc=$?
+if [ $rc = 0 ] && [ "$out" = "takeover: not applicable: FUSE is not built into this kernel" ] &&
+	! grep -q '^fusebp ' /proc/modules; then
+	ok "takeover boot, TAKEOVER=yes, FUSE a module: nothing, one line, success ($out)"
+else
+	notok "takeover boot, TAKEOVER=yes, FUSE a module (exit $rc)" "$out"
+fi
+rm -f /etc/fuse-backport/fuse-backport.conf
+
 # --- teardown and the kernel log --------------------------------------------
 umount "$w/xfs" 2>/dev/null
 losetup -d "$lo" 2>/dev/null
