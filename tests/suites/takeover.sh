@@ -174,6 +174,15 @@ modprobe cuse 2> "$S/cuse.err"
 tap_check "$([ $active = 1 ] && fb_wait_while 50 [ ! -c /dev/cuse ] && exec 9<> /dev/cuse && [ "$(param)" = 1 ]; echo $?)" \
 	"cuse loads during the takeover and /dev/cuse opens"
 [ $cuse_loaded = 1 ] || rmmod cuse 2> /dev/null
+# virtiofs (built in on Debian's kernels) stays registered, on the built-in core
+if grep -qE '^CONFIG_VIRTIO_FS=y$' "/lib/modules/$(uname -r)/build/.config" 2> /dev/null; then
+	tap_check "$([ $active = 1 ] && [ "$(grep -cE "^nodev[[:space:]]+virtiofs\$" /proc/filesystems)" = 1 ] &&
+		[ ! -e /sys/module/virtiofs/refcnt ]; echo $?)" \
+		"virtiofs (built in) stays registered during the takeover, the built-in's"
+else
+	tap_check "$([ $active = 1 ] && ! grep -qE "^nodev[[:space:]]+virtiofs\$" /proc/filesystems || [ -e /sys/module/virtiofs/refcnt ]; echo $?)" \
+		"virtiofs (a module here) is not touched by the takeover"
+fi
 
 # 10. disable with our mount alive
 klog_mark off
