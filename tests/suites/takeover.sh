@@ -180,7 +180,7 @@ if grep -qE '^CONFIG_VIRTIO_FS=y$' "/lib/modules/$(uname -r)/build/.config" 2> /
 		[ ! -e /sys/module/virtiofs/refcnt ]; echo $?)" \
 		"virtiofs (built in) stays registered during the takeover, the built-in's"
 else
-	tap_check "$([ $active = 1 ] && ! grep -qE "^nodev[[:space:]]+virtiofs\$" /proc/filesystems || [ -e /sys/module/virtiofs/refcnt ]; echo $?)" \
+	tap_check "$([ $active = 1 ] && { ! grep -qE "^nodev[[:space:]]+virtiofs\$" /proc/filesystems || [ -e /sys/module/virtiofs/refcnt ]; }; echo $?)" \
 		"virtiofs (a module here) is not touched by the takeover"
 fi
 
