@@ -39,9 +39,10 @@ demo)
 	# unpack into the cache (installing the headers package would pull in
 	# the image package and its initramfs build). pahole: kbuild makes
 	# the module's BTF; xfsprogs and fio: the guest's parallel-write
-	# figure. No dkms, no packaging tools.
+	# figure; bindfs: the unmodified daemon on the takeover. No dkms, no
+	# packaging tools.
 	pkgs="build-essential kmod patch xz-utils pahole qemu-system-x86 udev busybox-static \
-virtme-ng/trixie fio xfsprogs $*"
+virtme-ng/trixie fio xfsprogs bindfs $*"
 	;;
 *) die "unknown set '$what' (build, pkg, test or demo)" ;;
 esac

@@ -122,6 +122,9 @@ fi
 cp -pR "$src/fs" "$src/include" "$src/.fb-import" "$b/"
 cp -p "$top/src/Kbuild" "$top/backports/include/fb_compat.h" "$b/"
 cp -p "$top/backports/$base/Kbuild.objs" "$b/"
+# The takeover of a built-in FUSE (renamed flavor; src/Kbuild decides).
+mkdir -p "$b/takeover"
+cp -p "$top"/backports/takeover/*.c "$b/takeover/"
 # Stand-in headers (found before the kernel's) and compat sources, the
 # base's own (backports/<base>/include/linux, backports/<base>/compat).
 # Only a base whose pin says COMPAT=shared (6.12: kernels older than it)

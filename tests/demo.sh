@@ -54,11 +54,12 @@ fail() {
 cat << EOF
 make demo: our FUSE module on Debian's $kver kernel, in QEMU on this machine.
 It installs only what the demo needs (compiler, kmod, pahole, qemu, virtme-ng,
-fio, xfsprogs, busybox: dev/deps.sh demo), fetches that kernel's image and
-headers into /var/cache/fuse-backport (unpacked there, not installed) and the
-pinned linux-source (fs/fuse is imported from it), builds our module for that
-kernel alone, boots it, loads our module beside the built-in FUSE, round-trips
-a file through it, then times parallel O_DIRECT writes to one file through
+fio, xfsprogs, busybox, bindfs: dev/deps.sh demo), fetches that kernel's image
+and headers into /var/cache/fuse-backport (unpacked there, not installed) and
+the pinned linux-source (fs/fuse is imported from it), builds our module for
+that kernel alone, boots it, loads our module beside the built-in FUSE,
+round-trips a file through it, takes over -t fuse and mounts Debian's bindfs,
+unmodified, on ours, then times parallel O_DIRECT writes to one file through
 stock FUSE and through ours in the same boot and prints ours/stock.
 $([ -n "$last" ] && echo "The last run on this machine took $last s; each" || echo "A first run downloads the kernel image, its headers and linux-source; each") phase prints its time, and its log is in build/demo-*.log.
 

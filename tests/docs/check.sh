@@ -49,6 +49,15 @@ for f in README.md docs/coverage.md docs/benchmarks.md; do
 		head -n 40 "$scratch/diff" | sed 's/^/#   /'
 	fi
 done
+# The shape issue 25 asks for: a README of one screen, no file of code
+# (C or shell) over 800 lines.
+n=$(wc -l < README.md)
+tap_check "$([ "$n" -le 150 ]; echo $?)" "README.md has at most 150 lines ($n)"
+long=$(git -C "$top" ls-files -- '*.c' '*.h' '*.sh' 2> /dev/null | while IFS= read -r f; do
+	[ -f "$f" ] && [ "$(wc -l < "$f")" -gt 800 ] && echo "$f"
+done)
+tap_check "$([ -z "$long" ]; echo $?)" "no C or shell file over 800 lines${long:+: }$(printf "%s" "$long" | tr "\n" " ")"
+
 echo "1..$tap_n"
 echo "docs: $tap_pass passed, $tap_fail failed"
 [ "$tap_fail" = 0 ]

@@ -18,7 +18,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 kver=${1:?usage: run-suites.sh KVER [SUITE...]}
 shift
-all_suites="smoke integrity aio faults badinput parallel security dropin status libfuse splice"
+all_suites="smoke integrity aio faults badinput parallel security dropin status libfuse splice takeover"
 # daemons (real FUSE daemons, ~4 min a kernel) only in the full run
 [ "${FB_CHECK_FULL:-0}" = 1 ] && all_suites="$all_suites daemons"
 want=${*:-$all_suites}
@@ -84,14 +84,15 @@ results=$out/results-$kver
 rm -rf "$results"
 mkdir -p "$results"
 # splice takes a buggy stock kernel down: stock runs it in a boot of its own
-# (tests/splice/stock.sh). The stock FUSE is the reference where a suite
+# (tests/splice/stock.sh); takeover is what ours does in place of the
+# built-in FUSE, stock has nothing to run it on. The stock FUSE is the reference where a suite
 # asserts what stock does (parallel, security: its expected failures) or
 # how it refuses (smoke, dropin, status, libfuse, daemons); the data and
 # fault suites (integrity, aio, faults, badinput) test our module, and run
 # on stock as well, as a check of the tests themselves, only with
 # FB_CHECK_FULL=1 or FB_STOCK_ALL=1 (12 minutes a kernel under TCG).
 # FB_STOCK_DROP: more suites stock does not run (make check's default tier).
-stock_drop="splice ${FB_STOCK_DROP:-}"
+stock_drop="splice takeover ${FB_STOCK_DROP:-}"
 [ "${FB_CHECK_FULL:-0}" = 1 ] || [ "${FB_STOCK_ALL:-0}" = 1 ] ||
 	stock_drop="$stock_drop integrity aio faults badinput"
 stock_suites=,$suites,

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # In the guest (`make demo`): load our module next to the kernel's FUSE (or
 # instead of its modular one), mount the test daemon through it, round-trip
-# a file byte for byte; then the main job, measured in this boot: parallel
+# a file byte for byte; where FUSE is built in, take it over and mount
+# Debian's bindfs, unmodified, with -t fuse on ours; then the main job, measured in this boot: parallel
 # O_DIRECT writes to one shared file through the stock FUSE and through ours
 # in turn, the same daemon and flags (passthrough + FOPEN_PARALLEL_DIRECT_WRITES),
 # on XFS on a memory-backed null_blk device with a 50 us completion delay
@@ -46,6 +47,25 @@ cmp "$FB_SCRATCH/ref" "$FB_MNT/file"
 tap_check $? "and read back byte for byte"
 fb_umount
 tap_check $? "unmount; the daemon exits"
+
+# The takeover (FUSE built in): ours serves -t fuse and /dev/fuse, and an
+# unmodified daemon from Debian's archive, bindfs, mounts as it always does.
+# Ours: the mount's connection is in our control fs.
+if [ $builtin = yes ]; then
+	p=/sys/module/$m/parameters/takeover
+	echo 1 > "$p" && [ "$(cat "$p")" = 1 ]
+	tap_check $? "takeover on: $(dmesg | grep -o "$m: takeover: .*" | tail -n 1)"
+	b=$FB_SCRATCH/bindfs
+	mkdir -p "$b/src" "$b/mnt" && echo "bindfs on $m" > "$b/src/hello"
+	bindfs "$b/src" "$b/mnt" 2> "$b.err"
+	c=$(fb_conn "$b/mnt")
+	t=$(awk -v m="$b/mnt" '$5 == m { for (i = 7; i < NF; i++) if ($i == "-") { print $(i + 1); exit } }' /proc/self/mountinfo)
+	[ "$t" = fuse ] && [ -n "$c" ] && [ -d "$FB_CTL/$c" ] && [ "$(cat "$b/mnt/hello")" = "bindfs on $m" ]
+	tap_check $? "Debian's bindfs $(bindfs --version 2>&1 | sed -n 's/^bindfs //p' | head -n 1), unmodified, mounts -t ${t:-?} on ours (connection ${c:-?} in $FB_CTL)$([ -s "$b.err" ] && echo ": $(head -n 1 "$b.err")")"
+	umount "$b/mnt"
+	echo 0 > "$p" && [ "$(cat "$p")" = 0 ]
+	tap_check $? "takeover off: -t fuse and /dev/fuse are the built-in's again"
+fi
 
 # The parallel-write figure: stock and ours in turn for each writer count
 # (so that a slower spell of the host hits both alike), each on a fresh

@@ -1,0 +1,213 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Takeover suite (guest, renamed flavor): with the module parameter takeover
+# on, our module serves fuse, fuseblk and /dev/fuse (10:229) in place of the
+# built-in FUSE. The test daemon and bindfs (Debian's, if installed) mount
+# -t fuse on /dev/fuse and reach ours; a built-in mount made before keeps
+# serving; a built-in /dev/fuse descriptor opened before is refused at mount
+# with one log line; disable with our mount alive; unload; 10 cycles; cuse;
+# bad requests (each one line, nothing changes).
+# Who serves a mount: its connection (mountinfo's device) is in our control
+# fs ($FB_CTL) or in the built-in's (/sys/fs/fuse/connections).
+FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$FB_TOP/tests/lib/tap.sh"
+. "$FB_TOP/tests/lib/fuse.sh"
+S=$FB_SCRATCH
+P=/sys/module/$FB_MODNAME/parameters/takeover
+BICTL=/sys/fs/fuse/connections
+mkdir -p "$S/bi" "$S/m" "$S/b" "$S/bm" "$S/x" "$S/st" "$S/back2"
+
+if [ "$FB_FSTYPE" = fuse ]; then
+	tap_skip "takeover suite" "target $FB_TARGET is fs type fuse itself (stock or drop-in): nothing to take over"
+	tap_done
+	exit
+fi
+
+cleanup() {
+	for mp in "$S/bm" "$S/m" "$S/st" "$S/bi"; do
+		while fb_mounted "$mp"; do
+			umount -l "$mp" 2> /dev/null || break
+		done
+	done
+	[ -w "$P" ] && echo 0 > "$P" 2> /dev/null
+}
+trap cleanup EXIT
+
+mountpoint -q "$BICTL" || mount -t fusectl none "$BICTL" 2> /dev/null
+
+# mount_on MNT DEV FSTYPE [ARGS]: the test daemon on MNT over $S/back2
+mount_on() {
+	fb_mp=$1 fb_dv=$2 fb_ty=$3
+	shift 3
+	FB_MNT=$fb_mp FB_DEV=$fb_dv FB_FSTYPE=$fb_ty FB_BACK=$S/back2 \
+		FB_PIDFILE=$S/$(basename "$fb_mp").pid FB_STATS=$S/$(basename "$fb_mp").stats \
+		fb_mount "$@"
+}
+umount_at() {
+	timeout -k 2 20 umount "$1" 2> /dev/null || umount -l "$1" 2> /dev/null
+}
+# ours MNT / builtin MNT: whose control fs has the mount's connection
+ours() {
+	c=$(fb_conn "$1")
+	[ -n "$c" ] && [ -d "$FB_CTL/$c" ] && [ ! -d "$BICTL/$c" ]
+}
+builtin() {
+	c=$(fb_conn "$1")
+	[ -n "$c" ] && [ -d "$BICTL/$c" ] && [ ! -d "$FB_CTL/$c" ]
+}
+# io MNT: a file written and read back through the mount
+io() {
+	echo "takeover $1" > "$1/f.$$" && [ "$(cat "$1/f.$$")" = "takeover $1" ] && rm -f "$1/f.$$"
+}
+# fstype MNT: the type after mountinfo's "-" (optional fields come before it)
+fstype() {
+	awk -v m="$1" '$5 == m { for (i = 7; i < NF; i++) if ($i == "-") { print $(i + 1); exit } }' /proc/self/mountinfo
+}
+refcnt() {
+	cat "/sys/module/$FB_MODNAME/refcnt"
+}
+# setp VALUE: write the parameter; the write's status
+setp() {
+	echo "$1" > "$P"
+}
+param() {
+	cat "$P" 2> /dev/null || echo none
+}
+# klog_since MARK: the kernel log after the marker line
+klog_mark() {
+	echo "fuse-backport: takeover mark $1" > /dev/kmsg
+}
+klog_since() {
+	dmesg | sed -n "/fuse-backport: takeover mark $1\$/,\$p" | sed 1d
+}
+# exactly one line of ours in the log since MARK, matching RE
+one_line() {
+	klog_since "$1" > "$S/klog.$1"
+	[ "$(grep -c "$FB_MODNAME: takeover: " "$S/klog.$1")" = 1 ] && grep -q "$2" "$S/klog.$1"
+}
+fs_listed() {
+	[ "$(grep -cE "^nodev[[:space:]]+fuse\$" /proc/filesystems)" = 1 ] &&
+		[ "$(grep -cE "^[[:space:]]+fuseblk\$" /proc/filesystems)" = 1 ]
+}
+misc_dev() {
+	[ "$(cat /sys/class/misc/fuse/dev 2> /dev/null)" = 10:229 ] && [ -c /dev/fuse ] &&
+		[ "$(stat -c '%t:%T' /dev/fuse)" = a:e5 ]
+}
+# dev_is_ours: opening /dev/fuse takes a reference on our module
+dev_is_ours() {
+	r0=$(refcnt)
+	exec 8<> /dev/fuse || return 1
+	r1=$(refcnt)
+	exec 8>&-
+	[ "$r1" = $((r0 + 1)) ]
+}
+
+# 1. the parameter
+tap_check "$([ "$(param)" = 0 ]; echo $?)" "parameter takeover exists, off by default (is: $(param))"
+
+# 2. before the takeover: a built-in mount, and a built-in /dev/fuse descriptor
+mount_on "$S/bi" /dev/fuse fuse 2> "$S/bi.err"
+exec 7<> /dev/fuse
+tap_check "$(builtin "$S/bi" && io "$S/bi"; echo $?)" "before: a -t fuse mount is the built-in's"
+
+# 3. enable
+klog_mark on
+setp 1 2> "$S/on.err"
+on=$?
+active=1
+[ $on = 0 ] && [ "$(param)" = 1 ] || active=0
+tap_check "$([ $active = 1 ] && one_line on 'fuse, fuseblk and /dev/fuse (10:229) are served by .* 1 built-in mount(s) remain'; echo $?)" \
+	"enable: parameter 1, one log line naming the 1 built-in mount left ($(param); $(tail -n 1 "$S/klog.on" 2> /dev/null))"
+tap_check "$([ $active = 1 ] && fs_listed && misc_dev && dev_is_ours; echo $?)" \
+	"enable: /proc/filesystems has fuse and fuseblk once, /sys/class/misc/fuse and /dev/fuse are 10:229, /dev/fuse is ours"
+
+# 4. the test daemon on /dev/fuse, -t fuse
+r0=$(refcnt)
+mount_on "$S/m" /dev/fuse fuse 2> "$S/m.err"
+tap_check "$([ $active = 1 ] && [ "$(fstype "$S/m")" = fuse ] && ours "$S/m" && [ "$(refcnt)" -gt "$r0" ] && io "$S/m"; echo $?)" \
+	"fbtestd on /dev/fuse -t fuse: served by ours (our connection, refcount $r0 -> $(refcnt)), I/O works"
+
+# 5. bindfs as Debian ships it
+if command -v bindfs > /dev/null; then
+	echo data > "$S/b/file"
+	bindfs "$S/b" "$S/bm" 2> "$S/bm.err"
+	tap_check "$([ $active = 1 ] && ours "$S/bm" && [ "$(cat "$S/bm/file")" = data ] && io "$S/bm"; echo $?)" \
+		"bindfs (unmodified): served by ours ($(fstype "$S/bm"))"
+	umount_at "$S/bm"
+else
+	tap_skip "bindfs (unmodified): served by ours" "bindfs is not installed (dev/deps.sh test)"
+fi
+
+# 6. the built-in mount made before keeps serving, and unmounts
+tap_check "$([ $active = 1 ] && builtin "$S/bi" && io "$S/bi" && umount_at "$S/bi" && ! fb_mounted "$S/bi"; echo $?)" \
+	"the built-in mount made before the takeover keeps serving and unmounts"
+
+# 7. the built-in descriptor opened before: EINVAL at mount, one log line
+klog_mark fd
+mount -i -t fuse -o fd=7,rootmode=40000,user_id=0,group_id=0 fbtakeover "$S/x" 2> "$S/x.err"
+xrc=$?
+klog_since fd > "$S/klog.fd"
+tap_check "$([ $active = 1 ] && [ $xrc != 0 ] && ! fb_mounted "$S/x" &&
+	[ "$(grep -c "descriptor is the built-in FUSE's /dev/fuse" "$S/klog.fd")" = 1 ]; echo $?)" \
+	"a built-in /dev/fuse descriptor opened before: mount refused with one log line ($(head -n 1 "$S/x.err"))"
+exec 7>&-
+
+# 8. bad input: enable twice, a value that is no boolean
+klog_mark twice
+setp 1 2> /dev/null
+trc=$?
+tap_check "$([ $active = 1 ] && [ $trc != 0 ] && [ "$(param)" = 1 ] && one_line twice 'refused: already active' &&
+	ours "$S/m" && dev_is_ours; echo $?)" \
+	"enable twice: refused with one line, nothing changes"
+klog_mark bad
+setp maybe 2> /dev/null
+brc=$?
+tap_check "$([ $active = 1 ] && [ $brc != 0 ] && [ "$(param)" = 1 ] && one_line bad 'refused: not 0 or 1'; echo $?)" \
+	"a value that is not 0 or 1: refused with one line, nothing changes"
+
+# 9. cuse loads during the takeover, on the built-in core
+cuse_loaded=0
+grep -q '^cuse ' /proc/modules && cuse_loaded=1
+modprobe cuse 2> "$S/cuse.err"
+tap_check "$([ $active = 1 ] && fb_wait_while 50 [ ! -c /dev/cuse ] && exec 9<> /dev/cuse && [ "$(param)" = 1 ]; echo $?)" \
+	"cuse loads during the takeover and /dev/cuse opens"
+[ $cuse_loaded = 1 ] || rmmod cuse 2> /dev/null
+
+# 10. disable with our mount alive
+klog_mark off
+setp 0
+orc=$?
+tap_check "$([ $active = 1 ] && [ $orc = 0 ] && [ "$(param)" = 0 ] && one_line off 'ended' && ours "$S/m" && io "$S/m"; echo $?)" \
+	"disable with our mount alive: one log line, ours keeps serving"
+mount_on "$S/st" /dev/fuse fuse 2> "$S/st.err"
+tap_check "$([ $active = 1 ] && builtin "$S/st" && io "$S/st" && fs_listed && misc_dev && ! dev_is_ours; echo $?)" \
+	"after disable: a new -t fuse mount is the built-in's, /dev/fuse is not ours"
+umount_at "$S/st"
+umount_at "$S/m"
+
+# 11. 10 enable/disable cycles, a clean kernel log
+klog_mark cycles
+n=0
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	setp 1 && [ "$(param)" = 1 ] && setp 0 && [ "$(param)" = 0 ] && n=$((n + 1))
+done
+klog_since cycles > "$S/klog.cycles"
+tap_check "$([ $n = 10 ] && ! grep -E "$FB_KLOG_RE|duplicate|sysfs: cannot create" "$S/klog.cycles" &&
+	[ "$(grep -c 'takeover: ended' "$S/klog.cycles")" = 10 ] && fs_listed && misc_dev && ! dev_is_ours; echo $?)" \
+	"10 enable/disable cycles ($n done): a clean kernel log, the built-in's again"
+
+# 12. loaded with takeover=1, then unloaded: the built-in's again, a stock mount works
+fb_unload_ours > "$S/unload.err" 2>&1
+insmod "$FB_MODDIR/$FB_MODNAME.ko" takeover=1 2> "$S/insmod.err"
+loaded=$([ "$(param)" = 1 ] && dev_is_ours && fs_listed; echo $?)
+tap_check "$loaded" "insmod takeover=1: active at load ($(param))"
+klog_mark unload
+rmmod "$FB_MODNAME" 2> "$S/rmmod.err"
+urc=$?
+mount_on "$S/st" /dev/fuse fuse 2> "$S/st.err"
+tap_check "$([ "$loaded" = 0 ] && [ $urc = 0 ] && klog_since unload | grep -q 'takeover: ended' &&
+	fs_listed && misc_dev && [ ! -d "/sys/module/$FB_MODNAME" ] && builtin "$S/st" && io "$S/st"; echo $?)" \
+	"unload: fuse, fuseblk, /sys/class/misc/fuse and 10:229 are the built-in's again, a stock mount works"
+umount_at "$S/st"
+
+tap_done
