@@ -23,6 +23,9 @@
  *           splice  B splices one page from a pipe inside the file, asking
  *                   for SPLICE_LEN bytes (more than the file holds past
  *                   B's offset): the write moves only what the pipe holds
+ *           cmd     B runs the shell command FB_UFFD_CMD instead of a
+ *                   write (e.g. a truncate as another user), with A
+ *                   blocked; use it with EXPECT any
  *   EXPECT  parallel  B must complete while A is blocked
  *           serial    B must still wait when the timeout expires
  *           any       only report what happened
@@ -70,6 +73,7 @@ struct writer {
 	int err;
 	int done_pipe;		/* write end, -1 if none */
 	bool splice;		/* splice(2) from a pipe instead of pwrite */
+	const char *cmd;	/* run this shell command instead, if set */
 	pid_t tid;
 };
 
@@ -95,7 +99,9 @@ static void *writer_fn(void *arg)
 	char c = 1;
 
 	__atomic_store_n(&w->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
-	if (w->splice)
+	if (w->cmd)
+		w->ret = system(w->cmd) == 0 ? PAGE : -1;
+	else if (w->splice)
 		w->ret = splice_page(w->fd, w->buf, w->off);
 	else
 		w->ret = pwrite(w->fd, w->buf, PAGE, w->off);
@@ -231,7 +237,7 @@ static bool show_wait(const char *who, pid_t tid)
  * diagnostics.
  */
 static int run_case(const char *path, bool extend, bool splice,
-		    int timeout_ms)
+		    const char *cmd, int timeout_ms)
 {
 	struct uffdio_api api = { .api = UFFD_API, .features = 0 };
 	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
@@ -352,6 +358,7 @@ static int run_case(const char *path, bool extend, bool splice,
 	}
 	b.buf = bbuf;
 	b.splice = splice;
+	b.cmd = cmd;
 	b.done_pipe = pipefd[1];
 	if (pthread_create(&tb, NULL, writer_fn, &b)) {
 		fprintf(stderr, "# pthread_create B failed\n");
@@ -437,7 +444,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: uffd_pwrite [-t TIMEOUT_MS] FILE:MODE:EXPECT...\n"
-		"  MODE: inside | extend | splice    EXPECT: parallel | serial | any\n");
+		"  MODE: inside | extend | splice | cmd (FB_UFFD_CMD)    EXPECT: parallel | serial | any\n");
 	exit(2);
 }
 
@@ -469,6 +476,7 @@ int main(int argc, char **argv)
 		char *expect = spec ? strrchr(spec, ':') : NULL;
 		char *mode;
 		bool extend, splice = false, ok;
+		const char *cmd = NULL;
 		int r;
 
 		if (!expect)
@@ -484,13 +492,15 @@ int main(int argc, char **argv)
 			extend = true;
 		else if (!strcmp(mode, "splice"))
 			extend = false, splice = true;
+		else if (!strcmp(mode, "cmd") && getenv("FB_UFFD_CMD"))
+			extend = false, cmd = getenv("FB_UFFD_CMD");
 		else
 			usage();
 		if (strcmp(expect, "parallel") && strcmp(expect, "serial") &&
 		    strcmp(expect, "any"))
 			usage();
 
-		r = run_case(spec, extend, splice, timeout_ms);
+		r = run_case(spec, extend, splice, cmd, timeout_ms);
 		if (r < 0)
 			ok = false;
 		else if (!strcmp(expect, "any"))
@@ -502,7 +512,7 @@ int main(int argc, char **argv)
 		failed += !ok;
 		printf("%sok %d - %s %s write: B %s while A blocked (expected %s)\n",
 		       ok ? "" : "not ", i - optind + 1, spec,
-		       splice ? "non-extending splice" :
+		       cmd ? "command" : splice ? "non-extending splice" :
 		       extend ? "extending" : "non-extending",
 		       r < 0 ? "error" : r == 1 ? "completed" :
 		       r == 0 ? "waited on the inode lock" : "waited (not on the inode lock, or not released)",

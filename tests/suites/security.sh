@@ -16,6 +16,11 @@
 # check as upstream does), and KILLPRIV_V2 servers that allow chmod only to
 # the owner: the write succeeds and suid goes. Each of these failed on the
 # series before fb2 (docs/design.md, "The privilege cache and its security rule").
+# Since fb4 (each failed on fb3): the cache has a window of its own
+# (privcache_ms, default 1 s) whatever the attribute timeout, privcache_ms=0
+# asks on every write as upstream, and S_NOSEC is set only where the check
+# proved there is nothing to remove, so an unprivileged truncate during a
+# root write that kept suid removes it.
 FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$FB_TOP/tests/lib/tap.sh"
 . "$FB_TOP/tests/lib/fuse.sh"
@@ -57,6 +62,18 @@ ufio() {
 		--group_reporting "$@" > "$FB_SCRATCH/$fio_name.fio" 2>&1
 }
 caps_of() { getcap "$FB_BACK/f" 2> /dev/null | sed 's/^[^ ]* //'; }
+# privcache: our module's privcache_ms parameter file, none on stock
+privcache() {
+	for m in fuse fusebp; do
+		[ -w /sys/module/$m/parameters/privcache_ms ] &&
+			echo /sys/module/$m/parameters/privcache_ms && return
+	done
+}
+# set_privcache MS: set it where there is one
+set_privcache() {
+	pc=$(privcache)
+	[ -z "$pc" ] || echo "$1" > "$pc"
+}
 
 # mount_pt [DAEMON-ARGS]: passthrough mount with a world-writable test file.
 mount_pt() {
@@ -225,6 +242,8 @@ fi
 # attributes valid for 60 s. Each stat refreshes the attributes, whose ctime
 # our own write changed: that alone must not make the next write ask again.
 if mount_pt --attr-timeout 60; then
+	# the property is about ctime, not the window: make it the longest
+	set_privcache 60000
 	uwrite 1
 	before=$(fb_stat op_GETXATTR)
 	i=0
@@ -233,6 +252,7 @@ if mount_pt --attr-timeout 60; then
 		i=$((i + 1))
 	done
 	after=$(fb_stat op_GETXATTR)
+	set_privcache 1000
 	n=$((${after:-0} - ${before:-0}))
 	tap_diag "20 writes, each followed by a stat: $n GETXATTR"
 	[ "$n" -le 1 ]
@@ -309,5 +329,67 @@ if mount_pt --killpriv-v2 --chmod-owner-only; then
 	tap_new $? "KILLPRIV_V2 server, chmod for the owner only: suid removed (mode $m)" \
 		"passthrough writes never reach a KILLPRIV_V2 server, and the kernel leaves suid to it"
 	fb_umount
+fi
+# 6. The cache's own window (privcache_ms, 1 s by default), whatever the
+# attribute timeout: a capability added out of band, unseen, attributes
+# valid for a day, is removed by the first unprivileged write after the
+# window. fb3 trusted the cache for the whole attribute timeout.
+if mount_pt --caps-in-daemon --attr-timeout 86400; then
+	uwrite 1 && uwrite 2 && setfattr -n $shadow -v $capv2 "$FB_BACK/f"
+	c0=$(dcaps)
+	sleep 1.5
+	uwrite 3
+	rc=$?
+	c=$(dcaps)
+	tap_diag "attr_timeout 86400: capability $c0 after the out-of-band setcap, write 1.5 s later exit $rc, then $c"
+	[ "$c0" = set ] && [ $rc = 0 ] && [ "$c" = none ]
+	tap_check $? "attr_timeout 86400: an out-of-band security.capability is removed by the first unprivileged write after privcache_ms ($c)"
+	fb_umount
+fi
+
+# 7. privcache_ms=0: every write checks, as upstream: one GETXATTR per
+# write, no more (the check that proves nothing is left lets the write skip
+# the backing file helpers' second one), no less. fb3 had no such
+# parameter and asked once.
+if mount_pt --attr-timeout 60; then
+	set_privcache 0
+	uwrite 1
+	before=$(fb_stat op_GETXATTR)
+	$nobody dd if=/dev/zero of="$FB_MNT/f" bs=1 count=$writes seek=2 conv=notrunc status=none
+	rc=$?
+	after=$(fb_stat op_GETXATTR)
+	set_privcache 1000
+	n=$((${after:-0} - ${before:-0}))
+	tap_diag "privcache_ms=0 (parameter: ${pc:-none}): $writes unprivileged writes sent $n GETXATTR"
+	[ $rc = 0 ] && [ "$n" -eq $writes ]
+	tap_check $? "privcache_ms=0: $writes unprivileged writes send $writes GETXATTR, as upstream (got $n)"
+	fb_umount
+fi
+
+# 8. S_NOSEC only where the check proved there is nothing to remove. Root
+# (CAP_FSETID) writes to a 04777 file, keeping suid, from a userfaultfd page
+# that stalls the copy with the inode lock held; meanwhile uid 65534
+# truncates the file. do_truncate() decides on privilege removal before it
+# takes the inode lock: it must see suid, as on stock (fb3 had S_NOSEC
+# pinned for the root write: suid stayed). O_DIRECT: on the guest's XFS.
+if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ]; then
+	sec_back=$FB_BACK
+	FB_BACK=$FB_XFS/secback
+	if mount_pt; then
+		chmod 4777 "$FB_MNT/f"
+		FB_UFFD_CMD="$nobody truncate -s 0 $FB_MNT/f" timeout -k 5 90 \
+			"$FB_TOP/tests/parallel/uffd_pwrite" -t 2000 "$FB_MNT/f:cmd:any" \
+			> "$FB_SCRATCH/trunc.out" 2>&1
+		rc=$?
+		m=$(mode_of)
+		sed -n 's/^# //p' "$FB_SCRATCH/trunc.out" | while IFS= read -r l; do tap_diag "$l"; done
+		tap_diag "root write stalled in its copy, truncate by uid 65534 meanwhile: uffd_pwrite exit $rc, mode $m"
+		[ $rc = 0 ] && [ "$m" = 777 ]
+		tap_check $? "a truncate by uid 65534 during a root (CAP_FSETID) passthrough write removes suid, as upstream (mode $m)"
+		fb_umount
+	fi
+	FB_BACK=$sec_back
+else
+	tap_skip "truncate during a root passthrough write" "no XFS scratch (FB_XFS) for O_DIRECT"
 fi
 tap_done
