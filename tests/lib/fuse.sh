@@ -246,6 +246,12 @@ fb_conn() {
 		END { if (c != "") print c }' /proc/self/mountinfo
 }
 
+# fb_fstype DIR: the file system type of the mount on DIR, the field after
+# mountinfo's "-" (the optional fields before it vary in number).
+fb_fstype() {
+	awk -v m="$1" '$5 == m { for (i = 7; i < NF; i++) if ($i == "-") { print $(i + 1); exit } }' /proc/self/mountinfo
+}
+
 # fb_backing_base NAME: sets FB_BASE to where a suite keeps its backing
 # files, NAME under the guest's XFS ($FB_XFS) when there is one, else under
 # $FB_SCRATCH, and says which (a TAP diagnostic: needs tests/lib/tap.sh).

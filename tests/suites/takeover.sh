@@ -61,10 +61,6 @@ builtin() {
 io() {
 	echo "takeover $1" > "$1/f.$$" && [ "$(cat "$1/f.$$")" = "takeover $1" ] && rm -f "$1/f.$$"
 }
-# fstype MNT: the type after mountinfo's "-" (optional fields come before it)
-fstype() {
-	awk -v m="$1" '$5 == m { for (i = 7; i < NF; i++) if ($i == "-") { print $(i + 1); exit } }' /proc/self/mountinfo
-}
 refcnt() {
 	cat "/sys/module/$FB_MODNAME/refcnt"
 }
@@ -126,7 +122,7 @@ tap_check "$([ $active = 1 ] && fs_listed && misc_dev && dev_is_ours; echo $?)" 
 # 4. the test daemon on /dev/fuse, -t fuse
 r0=$(refcnt)
 mount_on "$S/m" /dev/fuse fuse 2> "$S/m.err"
-tap_check "$([ $active = 1 ] && [ "$(fstype "$S/m")" = fuse ] && ours "$S/m" && [ "$(refcnt)" -gt "$r0" ] && io "$S/m"; echo $?)" \
+tap_check "$([ $active = 1 ] && [ "$(fb_fstype "$S/m")" = fuse ] && ours "$S/m" && [ "$(refcnt)" -gt "$r0" ] && io "$S/m"; echo $?)" \
 	"fbtestd on /dev/fuse -t fuse: served by ours (our connection, refcount $r0 -> $(refcnt)), I/O works"
 
 # 5. bindfs as Debian ships it
@@ -134,7 +130,7 @@ if command -v bindfs > /dev/null; then
 	echo data > "$S/b/file"
 	bindfs "$S/b" "$S/bm" 2> "$S/bm.err"
 	tap_check "$([ $active = 1 ] && ours "$S/bm" && [ "$(cat "$S/bm/file")" = data ] && io "$S/bm"; echo $?)" \
-		"bindfs (unmodified): served by ours ($(fstype "$S/bm"))"
+		"bindfs (unmodified): served by ours ($(fb_fstype "$S/bm"))"
 	umount_at "$S/bm"
 else
 	tap_skip "bindfs (unmodified): served by ours" "bindfs is not installed (dev/deps.sh test)"

@@ -59,7 +59,7 @@ if [ $builtin = yes ]; then
 	mkdir -p "$b/src" "$b/mnt" && echo "bindfs on $m" > "$b/src/hello"
 	bindfs "$b/src" "$b/mnt" 2> "$b.err"
 	c=$(fb_conn "$b/mnt")
-	t=$(awk -v m="$b/mnt" '$5 == m { for (i = 7; i < NF; i++) if ($i == "-") { print $(i + 1); exit } }' /proc/self/mountinfo)
+	t=$(fb_fstype "$b/mnt")
 	[ "$t" = fuse ] && [ -n "$c" ] && [ -d "$FB_CTL/$c" ] && [ "$(cat "$b/mnt/hello")" = "bindfs on $m" ]
 	tap_check $? "Debian's bindfs $(bindfs --version 2>&1 | sed -n 's/^bindfs //p' | head -n 1), unmodified, mounts -t ${t:-?} on ours (connection ${c:-?} in $FB_CTL)$([ -s "$b.err" ] && echo ": $(head -n 1 "$b.err")")"
 	umount "$b/mnt"
