@@ -168,15 +168,18 @@ static long ms_since(const struct timespec *t0)
  * (down_write, rwsem_down_write_slowpath, schedule are __sched), so a
  * thread waiting for the inode lock shows as sleeping uninterruptibly (D)
  * with the FUSE function that called inode_lock() on top of its stack:
- * fuse_passthrough_write_iter, or fuse_passthrough_write_lock in our
- * series, whose only sleeping call is the inode lock.  Returns true if
- * that is what they show.
+ * fuse_passthrough_write_iter (upstream), or in our series
+ * fuse_passthrough_write_lock (0001) or fuse_passthrough_write_begin
+ * (0003, which the compiler may fold fuse_passthrough_write_lock into):
+ * their only sleeping call is the inode lock, the privilege check's
+ * requests to the daemon sleep in dev.c's frames above them.  Returns true
+ * if that is what they show.
  */
 static bool show_wait(const char *who, pid_t tid)
 {
 	static const char * const lockers[] = {
 		"fuse_passthrough_write_iter", "fuse_passthrough_splice_write",
-		"fuse_passthrough_write_lock",
+		"fuse_passthrough_write_lock", "fuse_passthrough_write_begin",
 		"rwsem_down_write_slowpath", "rwsem_down_read_slowpath",
 		"down_write", "down_read",
 	};
