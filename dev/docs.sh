@@ -5,6 +5,8 @@
 #   README.md            the kernel table, between the lines
 #                        "<!-- BEGIN generated: kernels (make docs) -->" and
 #                        "<!-- END generated: kernels -->" (only that block)
+#   docs/testing.md      the section times of the newest full default-tier
+#                        run under results/check/, in the block "times"
 #   docs/coverage.md     kernel x base x flavor x build result x VM result,
 #                        each cell with the file under results/ it comes from
 #   docs/benchmarks.md   docs/benchmarks.md.in with every bench run's
@@ -32,8 +34,6 @@ case ${1:-} in
 esac
 die() { echo "docs: $*" >&2; exit 1; }
 res=$top/results
-begin='<!-- BEGIN generated: kernels (make docs) -->'
-end='<!-- END generated: kernels -->'
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fb-docs.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
@@ -136,7 +136,7 @@ done > "$tmp/vm"
 
 # --- README.md: the kernel table ---
 readme_block() {
-	echo "$begin"
+	echo '<!-- BEGIN generated: kernels (make docs) -->'
 	echo "| base | serves kernels | module version | fs/fuse from | Debian's kernels built (flavor) |"
 	echo "|---|---|---|---|---|"
 	for b in $bases; do
@@ -160,21 +160,61 @@ readme_block() {
 	echo "(our \`fuse.ko\` replaces the kernel's), \`=y\` the **renamed** module"
 	echo "(\`fusebp.ko\`: fs type \`fusebp\`, \`/dev/fusebp\`, beside the built-in FUSE)."
 	echo "Build and VM results per kernel: [docs/coverage.md](docs/coverage.md)."
-	echo "$end"
+	echo '<!-- END generated: kernels -->'
 }
-[ -f "$top/README.md" ] || die "no README.md"
-nb=$(grep -c -x -F -e "$begin" "$top/README.md" || true)
-ne=$(grep -c -x -F -e "$end" "$top/README.md" || true)
-{ [ "$nb" = 1 ] && [ "$ne" = 1 ]; } ||
-	die "README.md needs the line '$begin' and, after it, '$end', once each (found $nb and $ne)"
+# put_block FILE NAME BLOCK: FILE (under the tree) with the lines between
+# "<!-- BEGIN generated: NAME (make docs) -->" and "<!-- END generated:
+# NAME -->" replaced by the file BLOCK (which holds both lines), to $out
+put_block() {
+	pb_b="<!-- BEGIN generated: $2 (make docs) -->"
+	pb_e="<!-- END generated: $2 -->"
+	[ -f "$top/$1" ] || die "no $1"
+	nb=$(grep -c -x -F -e "$pb_b" "$top/$1" || true)
+	ne=$(grep -c -x -F -e "$pb_e" "$top/$1" || true)
+	{ [ "$nb" = 1 ] && [ "$ne" = 1 ]; } ||
+		die "$1 needs the line '$pb_b' and, after it, '$pb_e', once each (found $nb and $ne)"
+	awk -v b="$pb_b" -v e="$pb_e" -v blk="$3" '
+		$0 == b { while ((getline l < blk) > 0) print l; skip = 1; next }
+		$0 == e { if (!skip) { bad = 1; exit } skip = 0; next }
+		!skip { print }
+		END { if (bad || skip) exit 1 }' "$top/$1" > "$tmp/put_block" ||
+		die "$1: '$pb_e' comes before '$pb_b'"
+	write "$out/$1" < "$tmp/put_block"
+}
 readme_block > "$tmp/block"
-awk -v b="$begin" -v e="$end" -v blk="$tmp/block" '
-	$0 == b { while ((getline l < blk) > 0) print l; skip = 1; next }
-	$0 == e { if (!skip) { bad = 1; exit } skip = 0; next }
-	!skip { print }
-	END { if (bad || skip) exit 1 }' "$top/README.md" > "$tmp/README.md" ||
-	die "README.md: '$end' comes before '$begin'"
-write "$out/README.md" < "$tmp/README.md"
+put_block README.md kernels "$tmp/block"
+
+# --- docs/testing.md: the section times of the newest default-tier run ---
+# The newest results/check run of every section (FB_CHECK_SECTIONS=*) in
+# the default tier (FB_CHECK_FULL=0): its summary as a table.
+times_block() {
+	echo '<!-- BEGIN generated: times (make docs) -->'
+	tr=""
+	for s in "$res"/check/*/*/summary.txt; do
+		[ -f "$s" ] || continue
+		d=${s%/summary.txt}
+		[ "$(meta "$d" command)" = "tests/check.sh (make check; FB_CHECK_FULL=0, FB_CHECK_SECTIONS=*)" ] &&
+			echo "${d##*/} ${d#"$top"/}"
+	done | sort | tail -n 1 > "$tmp/times"
+	read -r _ tr < "$tmp/times" || true
+	if [ -z "$tr" ]; then
+		echo "No full run of the default tier is recorded under \`results/check/\`."
+	else
+		echo "| section | passed | failed | skipped | time (s) |"
+		echo "|---|---|---|---|---|"
+		awk '/^[a-z][^ ]* +[0-9]+ passed +[0-9]+ failed +[0-9]+ skipped +[0-9]+ s$/ {
+			printf "| `%s` | %s | %s | %s | %s |\n", $1, $2, $4, $6, $8 }' "$top/$tr/summary.txt"
+		echo
+		grep '^check: ' "$top/$tr/summary.txt" | tail -n 1 | sed 's/^check: /In all: /; s/$/./'
+		echo
+		echo "From [\`$tr/\`](../$tr/) ([summary.txt](../$tr/summary.txt),"
+		echo "[meta.txt](../$tr/meta.txt): commit $(meta "$top/$tr" commit | cut -c1-12), $(meta "$top/$tr" nproc) CPUs,"
+		echo "host kernel $(meta "$top/$tr" 'host kernel'), started $(meta "$top/$tr" date))."
+	fi
+	echo '<!-- END generated: times -->'
+}
+times_block > "$tmp/block"
+put_block docs/testing.md times "$tmp/block"
 
 # --- docs/coverage.md ---
 {
