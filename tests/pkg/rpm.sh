@@ -111,6 +111,8 @@ if [ -n "$newest" ]; then
 			[ -n "$s" ] && [ "$s" = "$(pt_mok_cn)" ]
 			tap_check $? "signed by the DKMS MOK (signer: ${s:-none})"
 		fi
+	elif sb=$(fb_must_serve "$top" "$newest" "/lib/modules/$newest/build/.config"); then
+		tap_check 1 "%post: $newest, which base $sb serves (backports/$sb/pin), refused: $(bash scripts/flavor.sh "$newest" "/lib/modules/$newest/build" 2>&1)"
 	else
 		grep -q "not building for $newest" "$pt_tmp/install.log"
 		tap_check $? "%post: $newest is not served, one line says so"
