@@ -48,6 +48,15 @@ tap_check $? "noarch, Version $(q --qf '%{VERSION}-%{RELEASE}') follows PACKAGE_
 q -R | grep -q '^dkms' && ! q -R | grep -q '^perl('
 tap_check $? "requires dkms, and nothing found by scanning the source tree: $(q -R | grep -v rpmlib | sort -u | tr '\n' ' ')"
 
+trpm=""
+for f in "$pt_tmp/out/fuse-backport-tools-$ver"-*.rpm; do
+	[ -f "$f" ] && trpm=$f
+done
+rel=$(q --qf '%{RELEASE}')
+conf=$(rpm -qp --conflicts "$trpm" 2> /dev/null | sort | tr '\n' ';')
+[ -n "$trpm" ] && [ "$conf" = "$name-dkms < $ver-$rel;$name-dkms > $ver-$rel;" ]
+tap_check $? "fuse-backport-tools conflicts with every other version of $name-dkms (lockstep): ${conf:-none}"
+
 src=/usr/src/$name-$ver
 q -l > "$pt_tmp/files"
 pt_tree_missing "$pt_tmp/files" "$src"
