@@ -14,6 +14,8 @@
 #   - a skip that tests/skips/ does not list for this kernel, target, suite
 #     and test (an unexpected skip);
 #   - a kernel log scan with a hit, or without its scan (RESULTS/*.klog);
+#   - a FUSE mount left after the suite, found before the sweep that
+#     lets the module come off (RESULTS/*.leaked);
 #   - a failed unload of our module after the suite (RESULTS/*.unload);
 #   - a failed guest setup, e.g. no XFS scratch (RESULTS/setup.err);
 #   - a hit in the guest's final kernel log (RESULTS/dmesg), or no final
@@ -170,6 +172,12 @@ for s in $suites; do
 			n=$((n + 1))
 			extra="$extra (kernel log!)"
 			addfail "$t/$s: kernel log: $(head -n 2 "$klog" | tr '\n' ' ')"
+		fi
+		lk=$results/$t.$s.leaked
+		if [ -s "$lk" ]; then
+			n=$((n + 1))
+			extra="$extra (mount left!)"
+			addfail "$t/$s: left mounted after the suite: $(tr '\n' ' ' < "$lk")"
 		fi
 		unl=$results/$t.$s.unload
 		if [ -f "$unl" ] && [ "$(cat "$unl")" != ok ]; then
