@@ -29,3 +29,20 @@ fb_must_serve() {
 	done
 	return 1
 }
+
+# fb_expect_flavor CONFIG: the flavor and modules a kernel must get, from its
+# .config alone ("FLAVOR MODULE..."): FUSE=m the drop-in (fuse, and cuse and
+# virtiofs where they are modules), FUSE=y the renamed module
+# (FB_PREFIX, default fusebp); fails when FUSE is off or CONFIG is missing.
+fb_expect_flavor() {
+	if grep -qx 'CONFIG_FUSE_FS=m' "$1" 2> /dev/null; then
+		ef="dropin fuse"
+		grep -qx 'CONFIG_CUSE=m' "$1" && ef="$ef cuse"
+		grep -qx 'CONFIG_VIRTIO_FS=m' "$1" && ef="$ef virtiofs"
+		echo "$ef"
+	elif grep -qx 'CONFIG_FUSE_FS=y' "$1" 2> /dev/null; then
+		echo "renamed ${FB_PREFIX:-fusebp}"
+	else
+		return 1
+	fi
+}

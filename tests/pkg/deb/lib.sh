@@ -51,11 +51,17 @@ check_kernel() {
 		return
 	fi
 	mods=$(our_modules "$k")
+	# what the kernel must get, from its .config (tests/lib/served.sh), not
+	# from scripts/flavor.sh, which decides it
+	fl=$(fb_expect_flavor "$kd/.config") || fl="none"
 	want=${fl#* }
 	n_want=$(echo "$want" | wc -w)
 	good=0
 	for f in $mods; do
 		[ "$(modinfo -F version "$f" 2> /dev/null)" = "$mv" ] || good=1
+	done
+	for w in $want; do
+		case " $(echo $mods) " in *"/$w.ko"*) ;; *) good=1 ;; esac
 	done
 	dkms status -m $name -v "$v" -k "$k" 2> /dev/null | grep -q ': installed' &&
 		[ "$(echo "$mods" | wc -w)" = "$n_want" ] && [ $good = 0 ]
