@@ -61,7 +61,7 @@ check_kernel() {
 		[ "$(modinfo -F version "$f" 2> /dev/null)" = "$mv" ] || good=1
 	done
 	for w in $want; do
-		case " $(echo $mods) " in *"/$w.ko"*) ;; *) good=1 ;; esac
+		echo "$mods" | grep -q "/$w\.ko" || good=1
 	done
 	dkms status -m $name -v "$v" -k "$k" 2> /dev/null | grep -q ': installed' &&
 		[ "$(echo "$mods" | wc -w)" = "$n_want" ] && [ $good = 0 ]
