@@ -21,8 +21,17 @@ if [ -n "${FB_KDIR:-}" ] || [ -f "$kdir/.config" ] ||
 	! w=$(sh dev/headers.sh where "$k" 2> /dev/null) || [ "$w" = host ]; then
 	case $what in
 	kmod) exec make -s -C "$kdir" M="${3:?usage: build-for.sh KVER kmod DIR}" modules ;;
-	*) exec make -s modules SERIES="$what" KVER="$k" KDIR="$kdir" ;;
 	esac
+	# What `make modules` runs, without make: its exit status is 2 for
+	# any failure, and callers test scripts/build.sh's own (3: not served).
+	make -s import SERIES="$what" KVER="$k" KDIR="$kdir" || exit 1
+	if ! bt=$(bash scripts/flavor.sh --base "$k" "$kdir" 2>&1); then
+		echo "fuse-backport: not building for $k: $bt" >&2
+		exit 3
+	fi
+	src=$top/src/${bt#* } bld=$top/build/$k
+	[ "$what" = none ] && src=$src-unpatched bld=$bld-unpatched
+	exec env SRC="$src" BUILD="$bld" sh scripts/build.sh "$k" "$kdir"
 fi
 sh dev/headers.sh install "$w" "$k" || exit 1
 case $what in

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The build matrix: build against Debian's kernel headers, every base and
 # flavor dkms.conf picks, and print kernel x base x flavor x result. A kernel
-# a base serves must build with no warning in our files; one outside every
-# base, or refused by a probe, is listed with its reason.
+# a base serves (its series within a pin's range, tests/lib/served.sh) must
+# build with no warning in our files: a refusal of it fails. One outside
+# every base is listed with its reason, a skip.
 #
 # usage: dev/check-build.sh [KVER...]
 #   default: the representative subset of dev/headers.sh (oldest and
@@ -21,6 +22,8 @@ out=${FB_OUT:-$top/build/logs}
 table=${FB_TABLE:-$out/check-build.md}
 mkdir -p "$out"
 hdr() { sh "$top/dev/headers.sh" "$@"; }
+# shellcheck source=tests/lib/served.sh
+. "$top/tests/lib/served.sh"
 
 list=$out/check-build.list
 if [ $# -gt 0 ]; then
@@ -79,7 +82,13 @@ while read -r w k; do
 	# Warnings in files of ours (the build dir), whatever kbuild's exit.
 	warn=$(grep -E '(warning|error):' "$log" | grep -F "$top/build/" | head -n 3)
 	last=$(tail -n 1 "$log" | sed 's/^fuse-backport: //')
-	if [ $rc = 3 ]; then
+	# Exit 3 (refused): a skip outside the pins, a failure for a kernel
+	# a base serves (tests/lib/served.sh).
+	if [ $rc = 3 ] && sb=$(fb_must_serve "$top" "$k" "$r/usr/src/linux-headers-$k/.config"); then
+		echo "not ok $n - $k: refused, but base $sb serves it (backports/$sb/pin): $last"
+		res="**failed**: refused a kernel base $sb serves: $last"
+		fail=$((fail + 1))
+	elif [ $rc = 3 ]; then
 		echo "ok $n - $k # SKIP $last"
 		res="refused: $last"
 		skip=$((skip + 1))

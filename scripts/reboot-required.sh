@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# After an upgrade (or a rollback) of our package: is a module of ours
-# loaded that is not the one modprobe would load now for the running kernel?
+# After an install, upgrade or rollback of our package: is a module loaded
+# (ours, or the kernel's own fuse) that is not the one of ours modprobe
+# would load now for the running kernel?
 # The new one takes over only when the old one is unloaded (no FUSE mount
 # of its type left) or the machine reboots, so this writes Debian's
 # reboot-required note, as update-notifier's notify-reboot-required does:
@@ -22,16 +23,24 @@ run=${FB_RUNDIR:-/var/run}
 kver=${FB_KVER:-$(uname -r)}
 
 # Ours carry a version "<kernel release>+fb<N>"; the stock modules have none.
+# The stock fuse loaded where ours is now installed (the first install of the
+# drop-in) needs the same note: it stays until it is unloaded. A built-in
+# FUSE also shows in sysfs, but modinfo finds no module of ours by its name.
 for m in fuse fusebp; do
-	[ -r "$sysfs/module/$m/version" ] || continue
-	loaded=$(cat "$sysfs/module/$m/version")
-	case $loaded in *+fb[0-9]*) ;; *) continue ;; esac
+	[ -d "$sysfs/module/$m" ] || continue
+	loaded=$(cat "$sysfs/module/$m/version" 2> /dev/null)
 	lsrc=$(cat "$sysfs/module/$m/srcversion" 2> /dev/null)
 	inst=$(modinfo -k "$kver" -F version "$m" 2> /dev/null | head -n 1)
 	isrc=$(modinfo -k "$kver" -F srcversion "$m" 2> /dev/null | head -n 1)
 	# Nothing of ours installed for this kernel: nothing a reboot brings.
 	case $inst in *+fb[0-9]*) ;; *) continue ;; esac
-	if [ "$inst" = "$loaded" ]; then
+	case $loaded in
+	*+fb[0-9]*) ;;
+	*) loaded="(the kernel's own)" how="not the installed $inst" ;;
+	esac
+	if [ "$loaded" = "(the kernel's own)" ]; then
+		:
+	elif [ "$inst" = "$loaded" ]; then
 		if [ -z "$lsrc" ] || [ -z "$isrc" ] || [ "$lsrc" = "$isrc" ]; then
 			continue
 		fi

@@ -12,7 +12,9 @@
 # environment: FB_CHECK_FULL=1 (the full tier), FB_VM_KVERS, FB_DKMS_KVERS,
 # FB_SPLICE_STOCK_KVERS (override the tier's kernel lists),
 # FB_CHECK_SECTIONS (shell patterns of the sections to run, e.g. "vm-*";
-# default every one)
+# default every one; the summary names the sections it left out);
+# FB_CHECK_NARROW=1 (run although variables that narrow the tier, listed
+# below, come from the environment: each is a NOTE)
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,6 +31,33 @@ splice_stock_kvers=${FB_SPLICE_STOCK_KVERS:-$(tier_get splice-stock-kernels)}
 
 total_p=0 total_f=0 total_s=0
 summary=""
+
+# Variables that cut what the suites run (modes, targets, cycles, faults,
+# kernels, the skip allowlist) or break it on purpose (the red-run knobs):
+# the tier sets what it needs itself, so one inherited from the caller's
+# shell would quietly narrow make check. Refused, unless FB_CHECK_NARROW=1
+# says the narrowing is meant; then each is a NOTE here and in the summary.
+narrow_vars="FB_VM_TARGETS FB_STOCK_DROP FB_STOCK_ALL FB_INTEGRITY_MODES FB_AIO_MODES
+FB_FAULTS_CYCLES FB_FAULTS_MODCYCLES FB_BADINPUT_FAULTS FB_SPLICE_ROUNDS FB_SPLICE_FIO
+FB_SKIPS FB_DEBUG_TARGETS FB_TRIXIE_KERNELS FB_PKG_VM FB_PKG_PREV FB_TOOL
+FB_SUITE_BUDGET FB_CYCLES_BUDGET FB_SUITE_TIMEOUT FB_DKMS_KVERS FB_SPLICE_STOCK_KVERS
+FB_INJECT FB_DAEMON_ARGS FB_UFFD_BREAK_B FB_PKG_RED"
+narrowed=""
+for v in $narrow_vars; do
+	eval "set_=\${$v+x} val_=\${$v-}"
+	# shellcheck disable=SC2154 # set_ and val_: by the eval
+	[ -n "$set_" ] && narrowed="$narrowed
+NOTE: inherited $v=$val_ (FB_CHECK_NARROW=1): this run is not the tier's"
+done
+unset set_ val_
+if [ -n "$narrowed" ] && [ "${FB_CHECK_NARROW:-0}" != 1 ]; then
+	echo "check: refusing to run with variables from the environment that change what the tier runs:$(echo "$narrowed" | sed 's/^NOTE: inherited /  /; s/ (FB_CHECK_NARROW=1).*//')" >&2
+	echo "check: unset them, or set FB_CHECK_NARROW=1 to run narrowed on purpose (docs/testing.md)" >&2
+	exit 2
+fi
+[ -z "$narrowed" ] || echo "${narrowed#?}"
+# The sections FB_CHECK_SECTIONS leaves out, for the summary.
+left_out=""
 
 # section NAME CMD...: run, show its output, take its closing count line
 # and its exit status: a non-zero exit is a failure even when the count
@@ -55,7 +84,7 @@ skipped() {
 section() {
 	name=$1
 	shift
-	wanted "$name" || return 0
+	wanted "$name" || { left_out="$left_out $name"; return 0; }
 	if treason=$(tier_skip "$name"); then
 		set -- skipped "$name" "$treason (tests/tiers/$tier)"
 	fi
@@ -146,6 +175,15 @@ vm_run() {
 	for w in $(tier_class vm-env "$class"); do
 		set -- "$@" "$(echo "$w" | tr , ' ')"
 	done
+	# How many tests each target x suite runs, as data
+	# (tests/tiers/TIER.counts): tests/vm/report.sh fails on another number.
+	vm_counts=$logs/vm-$k.counts
+	awk -v c="$class" '$1 == c { print $2, $3, $4 }' "$top/tests/tiers/$tier.counts" > "$vm_counts" 2> /dev/null
+	if [ -s "$vm_counts" ]; then
+		set -- "$@" FB_VM_COUNTS="$vm_counts"
+	else
+		count_note="tests/tiers/$tier.counts has no counts for class $class: the number of tests each suite runs is not checked"
+	fi
 	set -- "$@" sh tests/vm/run-suites.sh "$k"
 	suites=$(tier_class vm "$class")
 	# shellcheck disable=SC2086 # a list of suites
@@ -154,6 +192,8 @@ vm_run() {
 	vm_rc=$?
 	note=$(tier_class vm-note "$class")
 	[ -z "$note" ] || echo "NOTE: vm-$k: $note"
+	[ -z "${count_note:-}" ] || echo "NOTE: vm-$k: $count_note"
+	count_note=""
 	return $vm_rc
 }
 first=1
@@ -181,6 +221,11 @@ SKIPPED: deps: $l"
 	done < "$top/build/deps-skipped"
 fi
 
+# A narrowed run says so where its result is read.
+[ -z "$left_out" ] || summary="$summary
+NOTE: FB_CHECK_SECTIONS=\"$only\" left out:$left_out"
+[ -z "$narrowed" ] || summary="$summary$narrowed"
+
 echo
 echo "=== summary"
 echo "$summary"
@@ -192,6 +237,6 @@ echo "check: $total_p passed, $total_f failed, $total_s skipped"
 . "$top/tests/lib/results.sh"
 if res=$(fb_results_dir check "$(uname -r)"); then
 	printf '%s\n\ncheck: %s passed, %s failed, %s skipped\n' "${summary#?}" "$total_p" "$total_f" "$total_s" > "$res/summary.txt"
-	fb_meta_write "$res" "tests/check.sh (make check; FB_CHECK_FULL=${FB_CHECK_FULL:-0}, FB_CHECK_SECTIONS=$only)"
+	fb_meta_write "$res" "tests/check.sh (make check; FB_CHECK_FULL=${FB_CHECK_FULL:-0}, FB_CHECK_SECTIONS=$only${narrowed:+, FB_CHECK_NARROW=1})"
 fi
 [ "$total_f" = 0 ]

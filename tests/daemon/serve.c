@@ -69,6 +69,9 @@ static void write_stats(void)
 	fprintf(f, "fault_backing_open_errno=%lld\n",
 		(long long)__atomic_load_n(&stats.fault_backing_open_errno,
 					   __ATOMIC_RELAXED));
+	/* what INIT granted that a test's expectation depends on */
+	fprintf(f, "init_direct_io_allow_mmap=%d\n",
+		!!(sess.wflags & FUSE_DIRECT_IO_ALLOW_MMAP));
 	fprintf(f, "nodes=%llu\n", LD(stats.nodes));
 	fprintf(f, "notify_inval_sent=%llu\n", LD(stats.notify_inval_sent));
 	fprintf(f, "notify_inval_failed=%llu\n",

@@ -143,6 +143,18 @@ fb_stat() {
 	sed -n "s/^$1=//p" "$FB_STATS" 2> /dev/null
 }
 
+# fb_statn KEY: a counter of fbtestd's statistics, fresh: 0 when they do not
+# list it (fbtestd prints only counters above 0), nothing and false when no
+# fresh statistics came (the daemon gone, or no answer in 5 s), so that a
+# missing figure never reads as 0.
+fb_statn() {
+	fb_pid=$(fb_daemon_pid)
+	{ [ -n "$fb_pid" ] && kill -0 "$fb_pid" 2> /dev/null; } || return 1
+	fb_sn=$(fb_stat "$1")
+	[ -f "$FB_STATS" ] || return 1
+	echo "${fb_sn:-0}"
+}
+
 # fb_klog_mark NAME / fb_klog_clean NAME: the kernel log since the mark has
 # none of the patterns that mean the kernel was hurt (FB_KLOG_RE, tests/lib/klog.sh: warnings,
 # oopses, lockdep, hung tasks, RCU stalls, call traces, busy inodes at

@@ -2,7 +2,8 @@
 # shellcheck shell=sh
 # fuse-backport: what the package lifecycle tests share. Sourced first thing,
 # with $top (the checkout) and $tap_suite set: it sets -u, goes to $top,
-# sources tests/lib/tap.sh and dev/pkg-common.sh (pkg_bases, pkg_tree,
+# sources tests/lib/tap.sh, tests/lib/served.sh (fb_must_serve) and
+# dev/pkg-common.sh (pkg_bases, pkg_tree,
 # pkg_comp, pkg_modver: every base as the package builds see them; call
 # them in $(...), they set variables of their own) and sets $name (the DKMS
 # module name).
@@ -60,6 +61,9 @@ cd "$top" || exit 1
 . "$top/tests/lib/tap.sh"
 # shellcheck source=dev/pkg-common.sh
 . "$top/dev/pkg-common.sh"
+# fb_must_serve: the kernels a base serves, whose refusal is a failure
+# shellcheck source=tests/lib/served.sh
+. "$top/tests/lib/served.sh"
 name=fuse-backport
 
 pt_init() {

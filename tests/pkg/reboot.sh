@@ -8,8 +8,9 @@
 # one writes /var/run/reboot-required and the package once in
 # reboot-required.pkgs (a second run does not repeat it), with one line;
 # newer (a rollback) and another build of the same version too; the
-# installed one loaded, no module of ours loaded (the stock fuse, no
-# version) and nothing of ours installed write nothing; and the postinst
+# the stock fuse loaded (no version) where ours is installed (the
+# drop-in's first install) too; the installed one loaded and nothing of ours
+# installed write nothing; and the postinst
 # runs it from the shipped tree. The real postinst writing the note after
 # an apt upgrade is tests/pkg/repo.sh's (FB_CHECK_FULL=1, in a chroot).
 # Runs in about a second, as any user.
@@ -79,12 +80,17 @@ rr fusebp 6.12.117+fb3 B3
 [ $rc = 0 ] && [ -z "$note" ] && [ -z "$out" ]
 tap_check $? "the installed one is loaded: nothing written, nothing said"
 rr fuse "" ""
-[ $rc = 0 ] && [ -z "$note" ] && [ -z "$out" ]
-tap_check $? "the stock fuse loaded (no version in sysfs): nothing written"
+[ $rc = 0 ] && [ "$note" = "$written" ] && [ "$(echo "$out" | grep -c .)" = 1 ] &&
+	case $out in *"loaded fuse (the kernel's own) is not the installed 6.12.117+fb3"*) true ;; *) false ;; esac
+tap_check $? "the stock fuse loaded (no version in sysfs), ours installed (the drop-in's first install): note written, one line"
+tap_diag "$out"
 inst="" isrc=""
 rr fusebp 6.12.117+fb2 B2
 [ $rc = 0 ] && [ -z "$note" ] && [ -z "$out" ]
 tap_check $? "nothing of ours installed for the running kernel: nothing written"
+rr fuse "" ""
+[ $rc = 0 ] && [ -z "$note" ] && [ -z "$out" ]
+tap_check $? "the stock fuse loaded or built in, nothing of ours by its name for the running kernel: nothing written"
 inst=6.12.117+fb3 isrc=B3
 rr fusebp 6.12.117+fb2 B2
 out=$(PATH="$tmp/bin:$PATH" FB_SYSFS=$tmp/sys FB_RUNDIR=$tmp/run/reboot-required.pkgs FB_KVER=6.12.95+deb12-amd64 \

@@ -268,8 +268,10 @@ dnfl_() { dnf_ --setopt=pluginconfpath="$pt_tmp/dnfplugins" "$@"; }
 if dnfl_ versionlock --help > /dev/null 2>&1; then
 	dnfl_ versionlock add $name-dkms > "$pt_tmp/dnf-lock.log" 2>&1
 	dnfl_ upgrade >> "$pt_tmp/dnf-lock.log" 2>&1
-	[ "$(q_ $name-dkms)" = "$v1" ] && [ "$(q_ $name-tools)" = "$v2" ] && grep -q "$name-dkms" "$pt_tmp/versionlock.list"
-	tap_check $? "dnf versionlock add $name-dkms: dnf upgrade leaves it at $v1 (tools to $(q_ $name-tools))"
+	# the tools conflict with every other version of the dkms package
+	# (lockstep): they stay with it
+	[ "$(q_ $name-dkms)" = "$v1" ] && [ "$(q_ $name-tools)" = "$v1" ] && grep -q "$name-dkms" "$pt_tmp/versionlock.list"
+	tap_check $? "dnf versionlock add $name-dkms: dnf upgrade leaves it at $v1, and the tools in lockstep ($(q_ $name-tools))"
 	sed 's/^/# /' "$pt_tmp/versionlock.list"
 	[ "$(q_ $name-dkms)" = "$v1" ] || pt_log "$pt_tmp/dnf-lock.log" 15
 	dnfl_ versionlock delete $name-dkms > /dev/null 2>&1
@@ -355,8 +357,10 @@ tap_check $? "fuse-backport --version from the package: $(head -n 1 "$pt_tmp/tv"
 # Staged rollout: hold, then a pin.
 in_root apt-mark hold $name-dkms > /dev/null
 apt_ upgrade -y > "$pt_tmp/apt-hold.log" 2>&1
-[ "$(v_ $name-dkms)" = "$v1-1" ] && [ "$(v_ $name-tools)" = "$v2-1" ]
-tap_check $? "apt-mark hold $name-dkms: apt upgrade leaves it at $v1-1 (tools to $(v_ $name-tools))"
+# the tools break every other version of the dkms package (lockstep): apt
+# keeps them back with it
+[ "$(v_ $name-dkms)" = "$v1-1" ] && [ "$(v_ $name-tools)" = "$v1-1" ]
+tap_check $? "apt-mark hold $name-dkms: apt upgrade leaves it at $v1-1, and the tools in lockstep ($(v_ $name-tools))"
 in_root apt-mark unhold $name-dkms > /dev/null
 printf 'Package: %s-dkms\nPin: version %s-1\nPin-Priority: 1001\n' $name "$v1" > "$root$a/preferences"
 cand=$(apt_ install -s $name-dkms 2>&1 | sed -n "s/^Inst $name-dkms .*(\([^ ]*\) .*/\1/p")

@@ -48,6 +48,15 @@ tap_check $? "noarch, Version $(q --qf '%{VERSION}-%{RELEASE}') follows PACKAGE_
 q -R | grep -q '^dkms' && ! q -R | grep -q '^perl('
 tap_check $? "requires dkms, and nothing found by scanning the source tree: $(q -R | grep -v rpmlib | sort -u | tr '\n' ' ')"
 
+trpm=""
+for f in "$pt_tmp/out/fuse-backport-tools-$ver"-*.rpm; do
+	[ -f "$f" ] && trpm=$f
+done
+rel=$(q --qf '%{RELEASE}')
+conf=$(rpm -qp --conflicts "$trpm" 2> /dev/null | sort | tr '\n' ';')
+[ -n "$trpm" ] && [ "$conf" = "$name-dkms < $ver-$rel;$name-dkms > $ver-$rel;" ]
+tap_check $? "fuse-backport-tools conflicts with every other version of $name-dkms (lockstep): ${conf:-none}"
+
 src=/usr/src/$name-$ver
 q -l > "$pt_tmp/files"
 pt_tree_missing "$pt_tmp/files" "$src"
@@ -111,6 +120,8 @@ if [ -n "$newest" ]; then
 			[ -n "$s" ] && [ "$s" = "$(pt_mok_cn)" ]
 			tap_check $? "signed by the DKMS MOK (signer: ${s:-none})"
 		fi
+	elif sb=$(fb_must_serve "$top" "$newest" "/lib/modules/$newest/build/.config"); then
+		tap_check 1 "%post: $newest, which base $sb serves (backports/$sb/pin), refused: $(bash scripts/flavor.sh "$newest" "/lib/modules/$newest/build" 2>&1)"
 	else
 		grep -q "not building for $newest" "$pt_tmp/install.log"
 		tap_check $? "%post: $newest is not served, one line says so"

@@ -86,6 +86,13 @@ run() {
 	rc=$?
 }
 
+# kill_mounted SIG PID: $M is mounted and PID is there, and gets SIG: the
+# precondition of a crash test, whose status the test keeps (a mount that
+# never came up must not pass as "gone").
+kill_mounted() {
+	[ -n "$2" ] && fb_mounted "$M" && kill -"$1" "$2"
+}
+
 # smoke LABEL: I/O through the mount on $M over $B
 smoke() {
 	echo "hello $1" > "$M/a" && [ "$(cat "$M/a")" = "hello $1" ] && [ "$(cat "$B/a")" = "hello $1" ]
@@ -165,9 +172,8 @@ tap_check $? "run with -f: umount ends the daemon and run (exit $r)"
 # The daemon dies: the mount goes with it (not a stale ENOTCONN mount).
 run
 d=$(pgrep -f "fbbacking $B /dev/fd/[0-9]")
-[ -n "$d" ] && kill -9 "$d"
-wait_unmounted "$M" && wait_gone && ls "$M" > /dev/null
-tap_check $? "daemon killed (SIGKILL): its mount is removed, $M usable"
+[ "$rc" = 0 ] && kill_mounted 9 "$d" && wait_unmounted "$M" && wait_gone && ls "$M" > /dev/null
+tap_check $? "daemon killed (SIGKILL) while mounted: its mount is removed, $M usable (run exit $rc, daemon ${d:-none})"
 
 # The daemon fails to start / cannot be run / bad mountpoint / no privilege.
 "$tool" run -- "$fbb" "$S/no-such-dir" "$M" > /dev/null 2> "$S/run.err"
@@ -371,9 +377,8 @@ for sig in KILL INT; do
 	fi
 	run -o blkdev,blksize=4096,fsname="$lo"
 	d=$(pgrep -f "^$fbb $B /dev/fd/[0-9]")
-	[ "$rc" = 0 ] && [ -n "$d" ] && kill -"$sig" "$d"
-	gone_within && wipefs -a "$lo" > /dev/null 2>&1
-	tap_check $? "fusebpblk daemon killed by SIG$sig: within 10 s the mount is gone, the supervisor exits, $lo is not claimed"
+	[ "$rc" = 0 ] && kill_mounted "$sig" "$d" && gone_within && wipefs -a "$lo" > /dev/null 2>&1
+	tap_check $? "fusebpblk daemon killed by SIG$sig while mounted: within 10 s the mount is gone, the supervisor exits, $lo is not claimed (run exit $rc, daemon ${d:-none})"
 	reset
 done
 # A daemon that leaves a child not holding the device: the daemon's end is
@@ -381,9 +386,8 @@ done
 FBWRAP_PIDFILE=$S/child FBWRAP_DAEMON=$fbb "$tool" run -- "$wrap" close "$B" "$M" > /dev/null 2> "$S/run.err"
 rc=$?
 d=$(pgrep -f "^$fbb $B /dev/fd/[0-9]")
-[ "$rc" = 0 ] && [ -n "$d" ] && kill -9 "$d"
-gone_within
-tap_check $? "a daemon killed that left a child not holding the device: mount gone within 10 s (exit $rc)"
+[ "$rc" = 0 ] && kill_mounted 9 "$d" && gone_within
+tap_check $? "a daemon killed while mounted that left a child not holding the device: mount gone within 10 s (exit $rc, daemon ${d:-none})"
 reset
 # A foreground fusebpblk daemon whose child holds the device: killed, run
 # returns within seconds with its status, nothing mounted or claimed.
@@ -418,9 +422,8 @@ d=$(pgrep -f "^$fbb $B /dev/fd/[0-9]")
 sup=$(pgrep -f "fuse-backport run -- $fbb $B")
 [ -n "$sup" ] && [ "$(readlink "/proc/$sup/cwd")" = / ] && [ "$(cut -d' ' -f6 "/proc/$sup/stat")" = "$sup" ]
 tap_check $? "the supervisor ($sup) is in / and leads its own session"
-[ -n "$sup" ] && kill -TERM "$sup"
-gone_within
-tap_check $? "SIGTERM to the supervisor: the mount goes within 10 s"
+kill_mounted TERM "$sup" && gone_within
+tap_check $? "SIGTERM to the supervisor while mounted: the mount goes within 10 s (supervisor ${sup:-none})"
 reset
 nohup "$tool" run -- "$fbb" "$B" "$M" > /dev/null 2> /dev/null
 d=$(pgrep -f "^$fbb $B /dev/fd/[0-9]")

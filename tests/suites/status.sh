@@ -70,6 +70,18 @@ fbbase=$(bash "$FB_TOP/scripts/flavor.sh" --base "$kver" /nonexistent 2> /dev/nu
 tree=$(bash "$FB_TOP/scripts/flavor.sh" --base "$kver" /nonexistent 2> /dev/null | cut -d' ' -f2)
 minor=$(sed -n 's/^#define FUSE_KERNEL_MINOR_VERSION \([0-9]*\)$/\1/p' \
 	"$FB_TOP/src/${tree:-upstream-6.12}/include/uapi/linux/fuse.h")
+# the protocol of the kernel's own FUSE: its headers' uapi fuse.h (Debian
+# keeps it in linux-headers-ABI-common[-rt]; a kernel whose headers live in a
+# Debian root has them there: dev/headers.sh), the oracle for -t fuse where
+# the kernel's FUSE serves it
+kroot=""
+w=$(sh "$FB_TOP/dev/headers.sh" where "$kver" 2> /dev/null) && [ "$w" != host ] &&
+	kroot=$(sh "$FB_TOP/dev/headers.sh" root "$w" 2> /dev/null)
+abi=$(echo "$kver" | sed 's/-\(rt-\|cloud-\)\{0,1\}amd64$//')
+kminor=""
+for h in "$kroot/usr/src/linux-headers-$abi-common"*/include/uapi/linux/fuse.h; do
+	[ -f "$h" ] && kminor=$(sed -n 's/^#define FUSE_KERNEL_MINOR_VERSION \([0-9]*\)$/\1/p' "$h") && break
+done
 moddep=/lib/modules/$kver/modules.dep
 ours_re='^updates/dkms/\(fuse\|cuse\|virtiofs\|fusebp\)\.ko'
 mounted=""
@@ -120,9 +132,13 @@ conns_after=$(find /sys/fs/fuse/connections -mindepth 1 -maxdepth 1 2> /dev/null
 tap_check $? "the FUSE_INIT probe leaves no mount and no connection behind"
 jq -e . "$S/st.json" > /dev/null && [ "$(j .exit_status)" = "$rc" ] && [ -s "$S/st.txt" ]
 tap_check $? "--json is valid JSON and agrees with the exit status ($rc)"
-[ "$(impl fuse protocol)" = "7.$(impl fuse protocol | cut -d. -f2)" ] &&
+# -t fuse is ours where our module is the drop-in (our uapi header), the
+# kernel's own otherwise (its headers')
+want=$kminor wfrom="the kernel's headers (linux-headers-$abi-common)"
+[ "$FB_TARGET" != stock ] && [ "$FB_FSTYPE" = fuse ] && want=$minor wfrom="our uapi header"
+[ -n "$want" ] && [ "$(impl fuse protocol)" = "7.$want" ] &&
 	impl fuse protocol_evidence | grep -q FUSE_INIT
-tap_check $? "-t fuse: protocol $(impl fuse protocol) from the FUSE_INIT request"
+tap_check $? "-t fuse: protocol $(impl fuse protocol) from the FUSE_INIT request, the 7.${want:-?} of $wfrom"
 if [ "$FB_TARGET" != stock ] && [ "$FB_FSTYPE" = fuse ]; then
 	# ours drop-in serves -t fuse: passthrough whatever the kernel's config
 	[ "$(impl fuse passthrough)" = true ]

@@ -14,13 +14,20 @@
 #   - a skip that tests/skips/ does not list for this kernel, target, suite
 #     and test (an unexpected skip);
 #   - a kernel log scan with a hit, or without its scan (RESULTS/*.klog);
+#   - a FUSE mount left after the suite, found before the sweep that
+#     lets the module come off (RESULTS/*.leaked);
 #   - a failed unload of our module after the suite (RESULTS/*.unload);
 #   - a failed guest setup, e.g. no XFS scratch (RESULTS/setup.err);
 #   - a hit in the guest's final kernel log (RESULTS/dmesg), or no final
-#     kernel log at all.
+#     kernel log at all;
+#   - with FB_VM_COUNTS (make check: the tier's tests/tiers/TIER.counts for
+#     this kernel's class), a suite whose plan is not the number of tests
+#     given there for its target, one not given there, and one given there
+#     that was not planned (a suite dropped).
 #
 # usage: tests/vm/report.sh RESULTS NAME
-# environment: FB_SKIPS (allowlist directory, default tests/skips)
+# environment: FB_SKIPS (allowlist directory, default tests/skips);
+#   FB_VM_COUNTS (a file of lines "TARGET SUITE N")
 set -u
 results=${1:?usage: report.sh RESULTS NAME}
 name=${2:-vm}
@@ -87,6 +94,13 @@ expected_skip() {
 	return 1
 }
 
+# expected_count TARGET SUITE: the number of tests FB_VM_COUNTS gives
+expected_count() {
+	awk -v t="$1" -v s="$2" '$1 == t && $2 == s { print $3; exit }' "$FB_VM_COUNTS"
+}
+[ -z "${FB_VM_COUNTS:-}" ] || [ -r "$FB_VM_COUNTS" ] ||
+	{ echo "report: cannot read FB_VM_COUNTS=$FB_VM_COUNTS"; echo "$name: 0 passed, 1 failed"; exit 1; }
+
 # The report goes to stdout and, with the plan, to the run's record
 # (tests/lib/results.sh): results/vm/KVER/RUN-ID/ (FB_RESULTS=none: not).
 # shellcheck source=tests/lib/results.sh
@@ -137,6 +151,17 @@ for s in $suites; do
 			n=$((n + 1))
 			extra=" (truncated)"
 			addfail "$t/$s: plan 1..$nplan but $nres results: truncated or garbled TAP"
+		elif [ -n "${FB_VM_COUNTS:-}" ]; then
+			ec=$(expected_count "$t" "$s")
+			if [ -z "$ec" ]; then
+				n=$((n + 1))
+				extra=" (count?)"
+				addfail "$t/$s: ran $nplan tests; the tier gives no count for it (tests/tiers/*.counts)"
+			elif [ "$ec" != "$nplan" ]; then
+				n=$((n + 1))
+				extra=" (count!)"
+				addfail "$t/$s: ran $nplan tests, the tier expects $ec (tests/tiers/*.counts)"
+			fi
 		fi
 		klog=$results/$t.$s.klog
 		if [ ! -f "$klog" ]; then
@@ -147,6 +172,12 @@ for s in $suites; do
 			n=$((n + 1))
 			extra="$extra (kernel log!)"
 			addfail "$t/$s: kernel log: $(head -n 2 "$klog" | tr '\n' ' ')"
+		fi
+		lk=$results/$t.$s.leaked
+		if [ -s "$lk" ]; then
+			n=$((n + 1))
+			extra="$extra (mount left!)"
+			addfail "$t/$s: left mounted after the suite: $(tr '\n' ' ' < "$lk")"
 		fi
 		unl=$results/$t.$s.unload
 		if [ -f "$unl" ] && [ "$(cat "$unl")" != ok ]; then
@@ -178,6 +209,16 @@ $t/$s: $desc: $why (expected: $reason)"
 	done
 	echo "$row"
 done
+
+# A target x suite the counts give that the run did not plan: dropped.
+if [ -n "${FB_VM_COUNTS:-}" ]; then
+	while read -r ct cs cn; do
+		[ -n "$cs" ] || continue
+		planned "$ct" "$cs" && continue
+		fail=$((fail + 1))
+		addfail "$ct/$cs: the tier expects $cn tests, but the run did not plan the suite"
+	done < "$FB_VM_COUNTS"
+fi
 
 # The whole kernel log of the run, as the guest left it after the last
 # suite: what happened between suites (loads, unloads) is in no window.

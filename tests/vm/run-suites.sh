@@ -43,6 +43,8 @@ suites=${suites#,}
 [ -n "$suites" ] || { echo "run-suites: no suites to run" >&2; echo "vm-$kver: 0 passed, 1 failed"; exit 2; }
 
 die() { echo "run-suites: $*" >&2; echo "vm-$kver: 0 passed, 1 failed"; exit 1; }
+# shellcheck source=tests/lib/served.sh
+. "$top/tests/lib/served.sh"
 
 # The guest gets a fresh /tmp: a checkout there is invisible to it.
 sh "$top/tests/vm/not-in-tmp.sh" run-suites || { echo "vm-$kver: 0 passed, 1 failed"; exit 1; }
@@ -52,12 +54,17 @@ mkdir -p "$top/build" || die "cannot create $top/build"
 # their kbuild needs a newer glibc) build there (dev/build-for.sh).
 sh dev/build-for.sh "$kver" all > "$top/build/modules-$kver.log" 2>&1
 rc=$?
-if [ $rc != 0 ]; then
-	if grep -q 'not supported yet\|not building' "$top/build/modules-$kver.log"; then
-		echo "SKIPPED: vm-$kver: $(tail -n 1 "$top/build/modules-$kver.log")"
-		echo "vm-$kver: 0 passed, 0 failed, 1 skipped"
-		exit 0
+# Exit 3 is a refusal (scripts/build.sh): a skip for a kernel outside the
+# pins, a failure for one a base serves (tests/lib/served.sh).
+if [ $rc = 3 ]; then
+	why=$(tail -n 1 "$top/build/modules-$kver.log")
+	if b=$(fb_must_serve "$top" "$kver" "${FB_KDIR:-/lib/modules/$kver/build}/.config"); then
+		die "our build refused $kver, which base $b serves (backports/$b/pin): $why"
 	fi
+	echo "SKIPPED: vm-$kver: $why"
+	echo "vm-$kver: 0 passed, 0 failed, 1 skipped"
+	exit 0
+elif [ $rc != 0 ]; then
 	tail -n 20 "$top/build/modules-$kver.log" >&2
 	die "building our module for $kver failed"
 fi

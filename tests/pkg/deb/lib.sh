@@ -26,12 +26,24 @@ check_kernel() {
 		tap_check $? "$k: no headers: one line says so, nothing built"
 		return
 	fi
-	if ! fl=$(bash scripts/flavor.sh "$k" "$kd" 2>&1); then
+	# A kernel a base serves (tests/lib/served.sh: the pins, the kernel's
+	# .config) that dkms.conf or the build refuses is a failure.
+	if sb=$(fb_must_serve "$top" "$k" "$kd/.config"); then
+		if ! fl=$(bash scripts/flavor.sh "$k" "$kd" 2>&1); then
+			tap_check 1 "$k: base $sb serves it (backports/$sb/pin), but dkms.conf refuses it: $fl"
+			return
+		fi
+	elif ! fl=$(bash scripts/flavor.sh "$k" "$kd" 2>&1); then
 		grep -q "not building for $k: " "$log" && [ -z "$(our_modules "$k")" ]
 		tap_check $? "$k: not served ($fl): skipped with one line"
 		return
 	fi
 	if grep -q "the build for $k failed" "$log"; then
+		if [ -n "$sb" ]; then
+			tap_check 1 "$k: base $sb serves it (backports/$sb/pin), but the build failed"
+			tap_diag "$(grep "the build for $k failed" "$log" | head -n 1)"
+			return
+		fi
 		why=$(grep "the build for $k failed" "$log" | head -n 1)
 		echo "$why" | grep -q 'not supported yet' && [ -z "$(our_modules "$k")" ]
 		tap_check $? "$k: not supported yet by the build, one line, apt unaffected"
@@ -39,11 +51,17 @@ check_kernel() {
 		return
 	fi
 	mods=$(our_modules "$k")
+	# what the kernel must get, from its .config (tests/lib/served.sh), not
+	# from scripts/flavor.sh, which decides it
+	fl=$(fb_expect_flavor "$kd/.config") || fl="none"
 	want=${fl#* }
 	n_want=$(echo "$want" | wc -w)
 	good=0
 	for f in $mods; do
 		[ "$(modinfo -F version "$f" 2> /dev/null)" = "$mv" ] || good=1
+	done
+	for w in $want; do
+		echo "$mods" | grep -q "/$w\.ko" || good=1
 	done
 	dkms status -m $name -v "$v" -k "$k" 2> /dev/null | grep -q ': installed' &&
 		[ "$(echo "$mods" | wc -w)" = "$n_want" ] && [ $good = 0 ]

@@ -18,6 +18,18 @@ rc=$?
 tap_check $rc "apt install $(basename "$deb0") $(basename "${tools0:-(no tools .deb)}") (the previous package) exits 0"
 [ $rc = 0 ] || pt_log "$pt_tmp/install0.log" 15
 src0=/usr/src/$name-$prev
+# Lockstep: today's tools beside the previous dkms package are refused
+# (Breaks every other version), and dpkg changes nothing.
+if [ -n "$tools1" ]; then
+	br=$(dpkg-deb -f "$tools1" Breaks)
+	dpkg --no-act -i "$tools1" > "$pt_tmp/lockstep.log" 2>&1
+	rc=$?
+	[ "$br" = "$pkg (<< $debver1), $pkg (>> $debver1)" ] && [ $rc != 0 ] &&
+		grep -q "breaks $pkg (<< $debver1)" "$pt_tmp/lockstep.log" &&
+		[ "$(dpkg-query -W -f '${Version}' $pkg)" = "$debver0" ]
+	tap_check $? "fuse-backport-tools $debver1 beside $pkg $debver0: dpkg refuses (Breaks: $br), nothing changed"
+	[ $rc != 0 ] || pt_log "$pt_tmp/lockstep.log" 5
+fi
 [ "$(pt_deb_state $pkg)" = installed ] && [ "$(dpkg-query -W -f '${Version}' $pkg)" = "$debver0" ] && [ -d "$src0" ]
 tap_check $? "dpkg: $pkg $debver0 is installed and configured, $src0 there"
 # The previous package's module version for a kernel: its base's, by the
