@@ -339,6 +339,58 @@ ours | unpatched)
 	;;
 esac
 
+# ---- 6. rmmod while in use (issue 30, item 12): refused cleanly while a
+# mount with its daemon holds the module, and while /dev is open with
+# nothing mounted; then, with nothing holding it, it goes. What else holds
+# it (the control fs; cuse and virtiofs, which import the drop-in's symbols)
+# goes first, so that only the mount or the open device can be the reason.
+# strip_holders: that, for the loaded target
+strip_holders() {
+	[ -z "${FB_CTL:-}" ] || umount "$FB_CTL" 2> /dev/null
+	[ "$FB_MODNAME" != fuse ] || rmmod virtiofs cuse 2> /dev/null
+	return 0
+}
+busy() {	# busy WHAT: rmmod is refused as "in use", the module stays
+	rmmod "$FB_MODNAME" > "$FB_SCRATCH/rmmod.err" 2>&1
+	b_rc=$?
+	[ $b_rc != 0 ] && grep -q 'in use' "$FB_SCRATCH/rmmod.err" && [ -d "/sys/module/$FB_MODNAME" ]
+}
+case ${FB_TARGET:-} in
+ours | unpatched)
+	FB_BACK=$base/busy
+	rm -rf "$FB_BACK"
+	mkdir -p "$FB_BACK"
+	if fb_mount --mode direct --parallel 2> "$FB_SCRATCH/daemon.err"; then
+		echo busy > "$FB_MNT/b"
+		strip_holders
+		busy && [ "$(cat "$FB_MNT/b")" = busy ] && echo more >> "$FB_MNT/b" &&
+			[ "$(cat "$FB_BACK/b")" = "$(printf 'busy\nmore')" ]
+		tap_check $? "rmmod $FB_MODNAME with a mount and its daemon alive: refused (exit $b_rc: $(head -n 1 "$FB_SCRATCH/rmmod.err")), the mount serves on"
+		fb_umount
+	else
+		tap_check 1 "rmmod while mounted: mount: $(head -n 1 "$FB_SCRATCH/daemon.err")"
+	fi
+	strip_holders
+	# a process that holds the device open (an exec redirection that
+	# failed would end this shell)
+	sleep 60 3<> "$FB_DEV" &
+	hold=$!
+	fb_wait_while 50 [ ! -e "/proc/$hold/fd/3" ]
+	r=1
+	[ -e "/proc/$hold/fd/3" ] && busy && r=0
+	kill "$hold" 2> /dev/null
+	wait "$hold" 2> /dev/null
+	tap_check $r "rmmod $FB_MODNAME with $FB_DEV open, nothing mounted: refused (exit ${b_rc:-?}: $(head -n 1 "$FB_SCRATCH/rmmod.err"))"
+	rmmod "$FB_MODNAME" > "$FB_SCRATCH/rmmod.err" 2>&1 && [ ! -d "/sys/module/$FB_MODNAME" ]
+	tap_check $? "then, nothing holding it: rmmod $FB_MODNAME works ($(head -n 1 "$FB_SCRATCH/rmmod.err"))"
+	fb_use "$FB_TARGET" > "$FB_SCRATCH/mod.err" 2>&1 ||
+		tap_diag "reload after the rmmod tests: $(head -n 1 "$FB_SCRATCH/mod.err")"
+	;;
+*)
+	tap_skip "rmmod while in use" "only our module is unloaded (target ${FB_TARGET:-?})"
+	;;
+esac
+
 tap_diag "faults: $(($(date +%s) - t0)) s"
 fb_mounted "$FB_MNT" && tap_check 1 "nothing left mounted on $FB_MNT"
 tap_done
