@@ -12,8 +12,13 @@
 #   4. 50 mount/unmount cycles (cached, direct, parallel in turn), each
 #      writing a file and reading it back, and reading the previous cycle's
 #      file after the fresh mount.
+#   4b. SIGKILL, abort and umount -l under 4 writers in pt-parallel mode
+#      (O_DIRECT: the shared-lock path) and cached mode (fsync after each
+#      write): every acknowledged write is in the backing file.
 #   5. 20 unload/load cycles of our module (FB_TARGET ours or unpatched),
 #      each followed by a mount with a write and read check.
+#   6. rmmod while a mount or an open device holds the module: refused as
+#      in use; then, nothing holding it, it goes.
 #
 # usage: sh tests/suites/faults.sh
 # Environment (set by the caller): FB_TOP, FB_TARGET, FB_DEV, FB_FSTYPE,
@@ -274,6 +279,62 @@ else
 	[ "$conns1" = "$conns0" ]
 	tap_check $? "mount cycles leave no connection behind in $FB_CTL ($conns0 before, $conns1 after)"
 fi
+
+# ---- 4b. faults during the code the series changed (issue 30, item 11):
+# SIGKILL of the daemon, abort through the control fs and umount -l while 4
+# writers overwrite their regions of one file (tests/faults/ackwriter.py):
+# in pt-parallel mode with O_DIRECT (the shared-lock passthrough path), in
+# cached mode with an fsync after each write (the writeback path). Every
+# write acknowledged, before the fault or after it, must be in the backing
+# file read directly afterwards, and the writers must end in time.
+ack_fault() {	# ack_fault MODE FAULT
+	af_opt=--fsync
+	[ "$1" = pt-parallel ] && af_opt=--direct
+	af_name="[$1] $2 during 4 writers ($af_opt): every acknowledged write is in the backing file, no writer hangs"
+	FB_BACK=$base/ack-$1-$2
+	af_ack=$FB_SCRATCH/ack-$1-$2
+	rm -rf "$FB_BACK" "$af_ack"
+	mkdir -p "$FB_BACK"
+	head -c 16777216 /dev/zero > "$FB_BACK/f"
+	# shellcheck disable=SC2046 # the mode's options
+	if ! fb_mount $(fb_mode_args "$1") 2> "$FB_SCRATCH/daemon.err"; then
+		if [ "${FB_TARGET:-ours}" = stock ] && grep -q 'did not offer FUSE_PASSTHROUGH in INIT' "$FB_SCRATCH/daemon.err"; then
+			tap_skip "$af_name" "mount: $(grep -m 1 FUSE_PASSTHROUGH "$FB_SCRATCH/daemon.err")"
+		else
+			tap_check 1 "$af_name (mount: $(head -n 1 "$FB_SCRATCH/daemon.err"))"
+		fi
+		fb_cleanup
+		return
+	fi
+	conn=$(fb_conn "$FB_MNT")
+	dpid=$(fb_daemon_pid)
+	timeout -k 5 $((8 + bound)) python3 "$FB_TOP/tests/faults/ackwriter.py" write "$FB_MNT/f" "$af_ack" 8 $af_opt \
+		> "$FB_SCRATCH/ack.out" 2>&1 &
+	af_pid=$!
+	# the writers are under way: 20 acknowledged writes
+	fb_wait_while 200 sh -c "[ \$(cat '$af_ack'/[0-9] 2> /dev/null | wc -l) -lt 20 ]"
+	af_ev=ok
+	case $2 in
+	SIGKILL) kill -9 "$dpid" || af_ev="kill failed" ;;
+	abort) { ctl_ok && [ -n "$conn" ] && echo 1 > "$FB_CTL/$conn/abort"; } || af_ev="no abort file for the mount" ;;
+	"umount -l") umount -l "$FB_MNT" || af_ev="umount -l failed" ;;
+	esac
+	wait "$af_pid"
+	af_rc=$?
+	fb_cleanup
+	af_out=$(python3 "$FB_TOP/tests/faults/ackwriter.py" check "$FB_BACK/f" "$af_ack" 2>&1)
+	af_crc=$?
+	tap_diag "[$1] $2: writers exit $af_rc; $af_out"
+	[ "$af_ev" = ok ] || af_name="$af_name ($af_ev)"
+	[ "$af_ev" = ok ] && [ $af_rc = 0 ] && [ $af_crc = 0 ]
+	tap_check $? "$af_name"
+	rm -rf "$FB_BACK" "$af_ack"
+}
+for af_m in pt-parallel cached; do
+	for af_f in SIGKILL abort "umount -l"; do
+		ack_fault "$af_m" "$af_f"
+	done
+done
 
 # ---- 5. module unload/load cycles
 case ${FB_TARGET:-} in
