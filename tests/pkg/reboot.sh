@@ -8,11 +8,11 @@
 # one writes /var/run/reboot-required and the package once in
 # reboot-required.pkgs (a second run does not repeat it), with one line;
 # newer (a rollback) and another build of the same version too; the
-# the stock fuse loaded (no version) where ours is installed (the
-# drop-in's first install) too; the installed one loaded and nothing of ours
-# installed write nothing; and the postinst
-# runs it from the shipped tree. The real postinst writing the note after
-# an apt upgrade is tests/pkg/repo.sh's (FB_CHECK_FULL=1, in a chroot).
+# stock fuse loaded (no version) where ours is installed (the drop-in's
+# first install) too; the installed one loaded and nothing of ours installed
+# write nothing; and the postinst, run for real in a private mount
+# namespace, writes the note itself. The postinst writing it after an apt
+# upgrade is tests/pkg/repo.sh's (FB_CHECK_FULL=1, in a chroot).
 # Runs in about a second (root, or any user where user namespaces are on).
 #
 # usage: tests/pkg/reboot.sh
