@@ -107,9 +107,51 @@ section() {
 		f=1
 		echo "check: $name exited with status ${rc:-unknown} although it reported 0 failed: counted as a failure"
 	fi
+	# A host section's skips are allowed only where tests/skips/host lists
+	# them (the VM sections' are judged by tests/vm/report.sh against the
+	# kernels' lists; a section the tier leaves out is the tier's).
+	case $name in
+	vm-* | splice-stock-* | check-debug) ;;
+	*) [ -n "$treason" ] || { host_skips "$name" "$logs/$name.log" "$s"; f=$((f + host_bad)); } ;;
+	esac
 	total_p=$((total_p + p)) total_f=$((total_f + f)) total_s=$((total_s + s))
 	summary="$summary
 $(printf '%-28s %4s passed %4s failed %4s skipped %5s s' "$name" "$p" "$f" "$s" "$(($(date +%s) - start))")"
+}
+
+# host_skips NAME LOG N: the skips of host section NAME (its TAP lines
+# "ok K - DESC # SKIP WHY", and N, its count line's) against tests/skips/host,
+# lines "SECTION-GLOB TEXT-GLOB :: REASON" with TEXT "DESC: WHY". Prints each
+# skip that no line allows, and a count line's skips that no TAP line shows;
+# sets host_bad to their number.
+host_skips() {
+	host_bad=0
+	hs_n=0
+	hs_list=$top/tests/skips/host
+	grep -E '^ok [0-9]+ - .* # SKIP' "$2" > "$logs/$1.skips" 2> /dev/null
+	while IFS= read -r hs_l; do
+		hs_n=$((hs_n + 1))
+		hs_d=${hs_l#ok * - }
+		hs_t="${hs_d%% # SKIP*}: ${hs_l#*# SKIP }"
+		hs_ok=""
+		while read -r hs_sec hs_rest; do
+			case $hs_sec in '#'* | '') continue ;; esac
+			# shellcheck disable=SC2254 # the allowlist's globs
+			case $1 in $hs_sec) ;; *) continue ;; esac
+			# shellcheck disable=SC2254
+			case $hs_t in ${hs_rest%% :: *}) hs_ok="${hs_rest#* :: }"; break ;; esac
+		done < "$hs_list"
+		if [ -n "$hs_ok" ]; then
+			echo "check: $1: skip allowed by tests/skips/host ($hs_ok): $hs_t"
+		else
+			echo "check: $1: unexpected skip (not in tests/skips/host): $hs_t"
+			host_bad=$((host_bad + 1))
+		fi
+	done < "$logs/$1.skips"
+	if [ "${3:-0}" -gt "$hs_n" ]; then
+		echo "check: $1: $3 skipped in its count line, $hs_n shown as TAP skips: counted as a failure"
+		host_bad=$((host_bad + 1))
+	fi
 }
 
 lint() {

@@ -151,6 +151,7 @@ char *kernel_config_file(const char *kver);
 
 /* status_kernels.c */
 int survey_kernels(struct fuse_state *st);
+char kernel_fuse_config(const char *kver, char **evidence);
 
 /* status_servers.c */
 void read_kallsyms(struct fuse_state *st);

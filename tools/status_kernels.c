@@ -39,32 +39,36 @@ static bool list_has_module(const char *kver, const char *file,
 	return found;
 }
 
-/* How KVER has FUSE, from the kernel package's own lists first. */
-static void kernel_fuse_config(struct kernel *k)
+/*
+ * How KVER has FUSE ('y' built in, 'm', 'n', '?' unknown), from the kernel
+ * package's own lists first, then its config; *evidence (if not NULL) says
+ * where from, allocated.
+ */
+char kernel_fuse_config(const char *kver, char **evidence)
 {
-	char *cfg;
+	char *cfg, *ev;
 	char v;
 
-	if (list_has_module(k->kver, "modules.builtin", "kernel/fs/fuse/fuse.ko")) {
-		k->fuse_cfg = 'y';
-		k->config_evidence = fb_strdup("modules.builtin lists fuse.ko");
-		return;
-	}
-	if (list_has_module(k->kver, "modules.order", "kernel/fs/fuse/fuse.ko")) {
-		k->fuse_cfg = 'm';
-		k->config_evidence = fb_strdup("modules.order lists fuse.ko");
-		return;
-	}
-	cfg = kernel_config_file(k->kver);
-	v = cfg ? config_value(cfg, "CONFIG_FUSE_FS") : 0;
-	if (v) {
-		k->fuse_cfg = v;
-		k->config_evidence = fb_fmt("CONFIG_FUSE_FS in %s", cfg);
+	if (list_has_module(kver, "modules.builtin", "kernel/fs/fuse/fuse.ko")) {
+		v = 'y';
+		ev = fb_strdup("modules.builtin lists fuse.ko");
+	} else if (list_has_module(kver, "modules.order", "kernel/fs/fuse/fuse.ko")) {
+		v = 'm';
+		ev = fb_strdup("modules.order lists fuse.ko");
 	} else {
-		k->fuse_cfg = '?';
-		k->config_evidence = fb_strdup("no modules.builtin, modules.order or config file says");
+		cfg = kernel_config_file(kver);
+		v = cfg ? config_value(cfg, "CONFIG_FUSE_FS") : 0;
+		ev = v ? fb_fmt("CONFIG_FUSE_FS in %s", cfg) :
+			 fb_strdup("no modules.builtin, modules.order or config file says");
+		free(cfg);
+		if (!v)
+			v = '?';
 	}
-	free(cfg);
+	if (evidence)
+		*evidence = ev;
+	else
+		free(ev);
+	return v;
 }
 
 static int series_num(const char *v)
@@ -200,6 +204,29 @@ static int kernel_cmp(const void *a, const void *b)
 	return strverscmp(y->kver, x->kver);
 }
 
+/* Why KVER has no module of ours installed, and what to do. */
+static char *why_none(const struct kernel *k)
+{
+	char *served, *why;
+
+	if (k->fuse_cfg == 'n')
+		return fb_strdup("FUSE is disabled in this kernel");
+	if (!base_for(k->kver)) {
+		served = served_series();
+		why = fb_fmt("outside every base this release has (it serves %s)", served);
+		free(served);
+		return why;
+	}
+	if (!k->headers)
+		return fb_fmt("no headers (install linux-headers-%s, then: dkms autoinstall -k %s)",
+			      k->kver, k->kver);
+	if (*k->dkms_built)
+		return fb_fmt("DKMS built %s but did not install it (dkms install -m %s -v %s -k %s)",
+			      k->dkms_built, FB_DKMS_NAME, k->dkms_built, k->kver);
+	return fb_fmt("not built (dkms autoinstall -k %s; see /var/lib/dkms/%s/*/build/make.log)",
+		      k->kver, FB_DKMS_NAME);
+}
+
 /* Installed kernels: /lib/modules/KVER with an image's files, not headers only. */
 int survey_kernels(struct fuse_state *st)
 {
@@ -252,31 +279,14 @@ int survey_kernels(struct fuse_state *st)
 		p = fb_fmt(FB_MODULES_DIR "/%s/build/.config", k->kver);
 		k->headers = fb_exists(p);
 		free(p);
-		kernel_fuse_config(k);
+		k->fuse_cfg = kernel_fuse_config(k->kver, &k->config_evidence);
 		k->flavor = k->fuse_cfg == 'm' ? "dropin" :
 			    k->fuse_cfg == 'y' ? "renamed" : NULL;
 		kernel_ours(st, k);
 		kernel_dkms(k, st->uts.machine);
 		if (k->ours.file)
 			continue;
-		if (k->fuse_cfg == 'n')
-			k->why_none = fb_strdup("FUSE is disabled in this kernel");
-		else if (!base_for(k->kver)) {
-			char *served = served_series();
-
-			k->why_none = fb_fmt("outside every base this release has (it serves %s)",
-					     served);
-			free(served);
-		}
-		else if (!k->headers)
-			k->why_none = fb_fmt("no headers (install linux-headers-%s, then: dkms autoinstall -k %s)",
-					     k->kver, k->kver);
-		else if (*k->dkms_built)
-			k->why_none = fb_fmt("DKMS built %s but did not install it (dkms install -m %s -v %s -k %s)",
-					     k->dkms_built, FB_DKMS_NAME, k->dkms_built, k->kver);
-		else
-			k->why_none = fb_fmt("not built (dkms autoinstall -k %s; see /var/lib/dkms/%s/*/build/make.log)",
-					     k->kver, FB_DKMS_NAME);
+		k->why_none = why_none(k);
 	}
 	if (st->nkernels)
 		st->newest = &st->kernels[0];

@@ -124,16 +124,15 @@ static int set_param(bool on)
 
 /*
  * FUSE as the running kernel has it: 'y' built in, 'm', 'n', '?' unknown;
- * from its config, else from what is registered.
+ * as status sees the kernel (kernel_fuse_config()), else from what is
+ * registered.
  */
 static char running_fuse(void)
 {
 	struct utsname u;
-	char *cfg = uname(&u) ? NULL : kernel_config_file(u.release);
-	char v = cfg ? config_value(cfg, "CONFIG_FUSE_FS") : 0;
+	char v = uname(&u) ? '?' : kernel_fuse_config(u.release, NULL);
 
-	free(cfg);
-	if (v)
+	if (v != '?')
 		return v;
 	if (fb_exists("/sys/module/fuse/refcnt"))
 		return 'm';

@@ -402,4 +402,32 @@ esac
 [ "$r" = 1 ]
 check $? "status with another build of $ver loaded: degraded, says reload (exit $rc: ${p:-no such problem})"
 
+# The takeover configured (TAKEOVER=yes in /etc/fuse-backport/fuse-backport.conf,
+# on a tmpfs of the namespace) on this built-in-FUSE kernel with the
+# installed fusebp loaded and its takeover parameter 0: degraded, says so;
+# TAKEOVER=no: no such problem.
+takeover_says() {
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	unshare -m sh -c 'mount --make-rprivate / && mount -t tmpfs none /sys/module &&
+		mount -t tmpfs none /etc/fuse-backport || exit 99
+		mkdir -p /sys/module/fusebp/parameters && echo live > /sys/module/fusebp/initstate &&
+		echo "$1" > /sys/module/fusebp/version && echo 0123456789ABCDEF > /sys/module/fusebp/srcversion &&
+		echo 0 > /sys/module/fusebp/parameters/takeover &&
+		echo "TAKEOVER=$2" > /etc/fuse-backport/fuse-backport.conf &&
+		"$3" status --json --no-probe' sh "$ver" "$1" "$tool" > "$work/to.json" 2> "$work/to.err"
+	echo $? > "$work/to.rc"
+	jq -r '.problems[]' "$work/to.json" 2> /dev/null | grep 'takeover is configured' | head -n 1
+}
+mkdir_etc=""
+[ -d /etc/fuse-backport ] || { mkdir /etc/fuse-backport && mkdir_etc=1; }
+p=$(takeover_says yes)
+rc=$(cat "$work/to.rc")
+[ "$rc" = 1 ] && case $p in "takeover is configured (TAKEOVER=yes in /etc/fuse-backport/fuse-backport.conf) but not active"*) true ;; *) false ;; esac
+check $? "status, TAKEOVER=yes and fusebp loaded with takeover=0 on a built-in FUSE: degraded, configured but not active (exit $rc: ${p:-no such problem} $(head -n 1 "$work/to.err"))"
+p=$(takeover_says no)
+rc=$(cat "$work/to.rc")
+[ "$rc" != 99 ] && [ -z "$p" ] && jq -e '.takeover.configured == "no"' "$work/to.json" > /dev/null
+check $? "status, TAKEOVER=no: no takeover problem, configured no (exit $rc)"
+[ -z "$mkdir_etc" ] || rmdir /etc/fuse-backport
+
 tap_done

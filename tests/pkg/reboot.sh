@@ -8,12 +8,12 @@
 # one writes /var/run/reboot-required and the package once in
 # reboot-required.pkgs (a second run does not repeat it), with one line;
 # newer (a rollback) and another build of the same version too; the
-# the stock fuse loaded (no version) where ours is installed (the
-# drop-in's first install) too; the installed one loaded and nothing of ours
-# installed write nothing; and the postinst
-# runs it from the shipped tree. The real postinst writing the note after
-# an apt upgrade is tests/pkg/repo.sh's (FB_CHECK_FULL=1, in a chroot).
-# Runs in about a second, as any user.
+# stock fuse loaded (no version) where ours is installed (the drop-in's
+# first install) too; the installed one loaded and nothing of ours installed
+# write nothing; and the postinst, run for real in a private mount
+# namespace, writes the note itself. The postinst writing it after an apt
+# upgrade is tests/pkg/repo.sh's (FB_CHECK_FULL=1, in a chroot).
+# Runs in about a second (root, or any user where user namespaces are on).
 #
 # usage: tests/pkg/reboot.sh
 tap_suite="pkg-reboot"
@@ -99,12 +99,46 @@ rc=$?
 [ $rc = 1 ] && [ "$(echo "$out" | grep -c .)" = 1 ] && case $out in *"could not be written"*) true ;; *) false ;; esac
 tap_check $? "a run directory it cannot write to (a file, even for root): exit 1, one line"
 
-# The postinst (our dh_dkms autoscript) runs it from the shipped tree after
-# the builds; the tree ships scripts/ whole (dkms.files, which debian/rules
-# and the spec copy through dev/dkms-files.sh).
-s=$(sed -n '/reboot-required.sh/p' debian/autoscripts/postinst-dkms)
-# shellcheck disable=SC2016 # the postinst's text, not expanded here
-case $s in *'sh "/usr/src/$fb_name-$fb_version/scripts/reboot-required.sh" "$fb_tag"'*) r=0 ;; *) r=1 ;; esac
-{ grep -qx 'scripts' dkms.files && grep -q 'dev/dkms-files.sh copy' debian/rules; } || r=1
-tap_check $r "the postinst runs /usr/src/fuse-backport-<ver>/scripts/reboot-required.sh fuse-backport-dkms"
+# The postinst (our dh_dkms autoscript, with dh_dkms's #MODULE_NAME# and
+# #MODULE_VERSION# filled in) run for real, "configure", in a private mount
+# namespace: /usr/src holds only the shipped scripts/ of this version (the
+# tree ships scripts/ whole: dkms.files, copied by dev/dkms-files.sh),
+# /lib/modules one kernel with headers, /etc/dkms nothing, dkms is a stub
+# that succeeds; a loaded fusebp older than the installed one must get the
+# note written by the postinst itself.
+ver=$(sed -n 's/^PACKAGE_VERSION="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' dkms.conf | head -n 1)
+sed -e 's/#MODULE_NAME#/fuse-backport/g' -e "s/#MODULE_VERSION#/$ver/g" \
+	debian/autoscripts/postinst-dkms > "$tmp/postinst"
+printf '#!/bin/sh\nexit 0\n' > "$tmp/bin/dkms"
+chmod 755 "$tmp/bin/dkms"
+rm -rf "$tmp/sys" "$tmp/run"
+mkdir -p "$tmp/sys/module/fusebp" "$tmp/run"
+echo 6.12.117+fb2 > "$tmp/sys/module/fusebp/version"
+echo B2 > "$tmp/sys/module/fusebp/srcversion"
+ns=-m
+[ "$(id -u)" = 0 ] || ns="-r -m"
+# shellcheck disable=SC2016,SC2086 # expanded in the namespace's shell; the unshare options
+out=$(PATH="$tmp/bin:$PATH" FB_SYSFS=$tmp/sys FB_RUNDIR=$tmp/run FB_KVER=6.12.95+deb12-amd64 \
+	FB_STUB_VERSION=6.12.117+fb3 FB_STUB_SRCVERSION=B3 rb_top=$top rb_ver=$ver rb_tmp=$tmp \
+	unshare $ns sh -c '
+	set -e
+	mount -t tmpfs none /usr/src
+	mkdir -p "/usr/src/fuse-backport-$rb_ver"
+	cp -r "$rb_top/scripts" "/usr/src/fuse-backport-$rb_ver/"
+	mount -t tmpfs none /lib/modules
+	mkdir -p "/lib/modules/$FB_KVER/build/include"
+	mkdir -p /etc/dkms
+	mount -t tmpfs none /etc/dkms
+	set +e
+	sh "$rb_tmp/postinst" configure
+	echo "postinst exit $?"' 2>&1)
+note=$(cat "$tmp/run/reboot-required" "$tmp/run/reboot-required.pkgs" 2> /dev/null | tr '\n' '|')
+r=1
+{ grep -qx 'scripts' dkms.files && grep -q 'dev/dkms-files.sh copy' debian/rules; } &&
+	echo "$out" | grep -q '^postinst exit 0$' &&
+	echo "$out" | grep -q "built and installed for 6.12.95+deb12-amd64" &&
+	echo "$out" | grep -q "loaded fusebp 6.12.117+fb2 is older than the installed 6.12.117+fb3" &&
+	[ "$note" = "$written" ] && r=0
+tap_check $r "the postinst (configure, run in a private mount namespace) builds with dkms and writes the reboot note for a loaded older fusebp"
+echo "$out" | sed 's/^/# /'
 tap_done

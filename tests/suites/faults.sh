@@ -12,8 +12,13 @@
 #   4. 50 mount/unmount cycles (cached, direct, parallel in turn), each
 #      writing a file and reading it back, and reading the previous cycle's
 #      file after the fresh mount.
+#   4b. SIGKILL, abort and umount -l under 4 writers in pt-parallel mode
+#      (O_DIRECT: the shared-lock path) and cached mode (fsync after each
+#      write): every acknowledged write is in the backing file.
 #   5. 20 unload/load cycles of our module (FB_TARGET ours or unpatched),
 #      each followed by a mount with a write and read check.
+#   6. rmmod while a mount or an open device holds the module: refused as
+#      in use; then, nothing holding it, it goes.
 #
 # usage: sh tests/suites/faults.sh
 # Environment (set by the caller): FB_TOP, FB_TARGET, FB_DEV, FB_FSTYPE,
@@ -79,10 +84,17 @@ wait_io() {
 	io_secs=$(($(date +%s) - tev))
 }
 
-io_errors() {	# the errors fio reported, one line
-	sed -n 's/.*io_u error on file [^:]*: \([^:]*\):.*/\1/p' "$io_out" 2> /dev/null |
+io_errors() {	# the errors fio's jobs ended with ("err=N (... error=TEXT)"), one line
+	sed -n 's/.* err= *\([1-9][0-9]*\) (.*error=\([^)]*\)).*/\1 \2/p' "$io_out" 2> /dev/null |
 		sort | uniq -c | sort -rn | head -n 3 | sed 's/^ *\([0-9]*\) /\1x /' |
 		tr '\n' ';'
+}
+# io_lost: fio's jobs ended with errors, and only with the two a lost
+# connection gives: ECONNABORTED (103, requests in flight) and ENOTCONN (107,
+# requests after it)
+io_lost() {
+	il=$(sed -n 's/.* err= *\([0-9][0-9]*\) .*/\1/p' "$io_out" 2> /dev/null | grep -v '^0$' | sort -u | tr '\n' ' ')
+	[ -n "$il" ] && ! echo "$il" | tr ' ' '\n' | grep -q -v -x -e 103 -e 107 -e ''
 }
 
 gone() {	# gone PID: PID exits within 10 s
@@ -99,9 +111,8 @@ ctl_ok() {	# the control fs is mounted
 
 # after_loss WHAT: the checks shared by the kill and the abort test
 after_loss() {
-	[ "$io_rc" != 0 ] && [ "$io_rc" != 124 ] && [ "$io_rc" != 137 ] &&
-		grep -qiE 'err= *[1-9]|io_u error' "$io_out"
-	tap_check $? "$1: the writers fail with errors (fio exit $io_rc: $(io_errors))"
+	[ "$io_rc" != 0 ] && [ "$io_rc" != 124 ] && [ "$io_rc" != 137 ] && io_lost
+	tap_check $? "$1: the writers fail with ECONNABORTED or ENOTCONN, nothing else (fio exit $io_rc: $(io_errors))"
 	[ "$io_rc" != 124 ] && [ "$io_rc" != 137 ] && [ "$io_secs" -le $bound ]
 	tap_check $? "$1: no writer hangs: all ended ${io_secs} s after it (bound ${bound} s)"
 	timeout -k 2 20 umount "$FB_MNT" 2> "$FB_SCRATCH/umount.err"
@@ -269,6 +280,62 @@ else
 	tap_check $? "mount cycles leave no connection behind in $FB_CTL ($conns0 before, $conns1 after)"
 fi
 
+# ---- 4b. faults during the code the series changed (issue 30, item 11):
+# SIGKILL of the daemon, abort through the control fs and umount -l while 4
+# writers overwrite their regions of one file (tests/faults/ackwriter.py):
+# in pt-parallel mode with O_DIRECT (the shared-lock passthrough path), in
+# cached mode with an fsync after each write (the writeback path). Every
+# write acknowledged, before the fault or after it, must be in the backing
+# file read directly afterwards, and the writers must end in time.
+ack_fault() {	# ack_fault MODE FAULT
+	af_opt=--fsync
+	[ "$1" = pt-parallel ] && af_opt=--direct
+	af_name="[$1] $2 during 4 writers ($af_opt): every acknowledged write is in the backing file, no writer hangs"
+	FB_BACK=$base/ack-$1-$2
+	af_ack=$FB_SCRATCH/ack-$1-$2
+	rm -rf "$FB_BACK" "$af_ack"
+	mkdir -p "$FB_BACK"
+	head -c 16777216 /dev/zero > "$FB_BACK/f"
+	# shellcheck disable=SC2046 # the mode's options
+	if ! fb_mount $(fb_mode_args "$1") 2> "$FB_SCRATCH/daemon.err"; then
+		if [ "${FB_TARGET:-ours}" = stock ] && grep -q 'did not offer FUSE_PASSTHROUGH in INIT' "$FB_SCRATCH/daemon.err"; then
+			tap_skip "$af_name" "mount: $(grep -m 1 FUSE_PASSTHROUGH "$FB_SCRATCH/daemon.err")"
+		else
+			tap_check 1 "$af_name (mount: $(head -n 1 "$FB_SCRATCH/daemon.err"))"
+		fi
+		fb_cleanup
+		return
+	fi
+	conn=$(fb_conn "$FB_MNT")
+	dpid=$(fb_daemon_pid)
+	timeout -k 5 $((8 + bound)) python3 "$FB_TOP/tests/faults/ackwriter.py" write "$FB_MNT/f" "$af_ack" 8 $af_opt \
+		> "$FB_SCRATCH/ack.out" 2>&1 &
+	af_pid=$!
+	# the writers are under way: 20 acknowledged writes
+	fb_wait_while 200 sh -c "[ \$(cat '$af_ack'/[0-9] 2> /dev/null | wc -l) -lt 20 ]"
+	af_ev=ok
+	case $2 in
+	SIGKILL) kill -9 "$dpid" || af_ev="kill failed" ;;
+	abort) { ctl_ok && [ -n "$conn" ] && echo 1 > "$FB_CTL/$conn/abort"; } || af_ev="no abort file for the mount" ;;
+	"umount -l") umount -l "$FB_MNT" || af_ev="umount -l failed" ;;
+	esac
+	wait "$af_pid"
+	af_rc=$?
+	fb_cleanup
+	af_out=$(python3 "$FB_TOP/tests/faults/ackwriter.py" check "$FB_BACK/f" "$af_ack" 2>&1)
+	af_crc=$?
+	tap_diag "[$1] $2: writers exit $af_rc; $af_out"
+	[ "$af_ev" = ok ] || af_name="$af_name ($af_ev)"
+	[ "$af_ev" = ok ] && [ $af_rc = 0 ] && [ $af_crc = 0 ]
+	tap_check $? "$af_name"
+	rm -rf "$FB_BACK" "$af_ack"
+}
+for af_m in pt-parallel cached; do
+	for af_f in SIGKILL abort "umount -l"; do
+		ack_fault "$af_m" "$af_f"
+	done
+done
+
 # ---- 5. module unload/load cycles
 case ${FB_TARGET:-} in
 ours | unpatched)
@@ -330,6 +397,58 @@ ours | unpatched)
 		why="only our module is cycled (target ${FB_TARGET:-?})"
 	fi
 	tap_skip "$nmod unload/load cycles of the module" "$why"
+	;;
+esac
+
+# ---- 6. rmmod while in use (issue 30, item 12): refused cleanly while a
+# mount with its daemon holds the module, and while /dev is open with
+# nothing mounted; then, with nothing holding it, it goes. What else holds
+# it (the control fs; cuse and virtiofs, which import the drop-in's symbols)
+# goes first, so that only the mount or the open device can be the reason.
+# strip_holders: that, for the loaded target
+strip_holders() {
+	[ -z "${FB_CTL:-}" ] || umount "$FB_CTL" 2> /dev/null
+	[ "$FB_MODNAME" != fuse ] || rmmod virtiofs cuse 2> /dev/null
+	return 0
+}
+busy() {	# busy WHAT: rmmod is refused as "in use", the module stays
+	rmmod "$FB_MODNAME" > "$FB_SCRATCH/rmmod.err" 2>&1
+	b_rc=$?
+	[ $b_rc != 0 ] && grep -q 'in use' "$FB_SCRATCH/rmmod.err" && [ -d "/sys/module/$FB_MODNAME" ]
+}
+case ${FB_TARGET:-} in
+ours | unpatched)
+	FB_BACK=$base/busy
+	rm -rf "$FB_BACK"
+	mkdir -p "$FB_BACK"
+	if fb_mount --mode direct --parallel 2> "$FB_SCRATCH/daemon.err"; then
+		echo busy > "$FB_MNT/b"
+		strip_holders
+		busy && [ "$(cat "$FB_MNT/b")" = busy ] && echo more >> "$FB_MNT/b" &&
+			[ "$(cat "$FB_BACK/b")" = "$(printf 'busy\nmore')" ]
+		tap_check $? "rmmod $FB_MODNAME with a mount and its daemon alive: refused (exit $b_rc: $(head -n 1 "$FB_SCRATCH/rmmod.err")), the mount serves on"
+		fb_umount
+	else
+		tap_check 1 "rmmod while mounted: mount: $(head -n 1 "$FB_SCRATCH/daemon.err")"
+	fi
+	strip_holders
+	# a process that holds the device open (an exec redirection that
+	# failed would end this shell)
+	sleep 60 3<> "$FB_DEV" &
+	hold=$!
+	fb_wait_while 50 [ ! -e "/proc/$hold/fd/3" ]
+	r=1
+	[ -e "/proc/$hold/fd/3" ] && busy && r=0
+	kill "$hold" 2> /dev/null
+	wait "$hold" 2> /dev/null
+	tap_check $r "rmmod $FB_MODNAME with $FB_DEV open, nothing mounted: refused (exit ${b_rc:-?}: $(head -n 1 "$FB_SCRATCH/rmmod.err"))"
+	rmmod "$FB_MODNAME" > "$FB_SCRATCH/rmmod.err" 2>&1 && [ ! -d "/sys/module/$FB_MODNAME" ]
+	tap_check $? "then, nothing holding it: rmmod $FB_MODNAME works ($(head -n 1 "$FB_SCRATCH/rmmod.err"))"
+	fb_use "$FB_TARGET" > "$FB_SCRATCH/mod.err" 2>&1 ||
+		tap_diag "reload after the rmmod tests: $(head -n 1 "$FB_SCRATCH/mod.err")"
+	;;
+*)
+	tap_skip "rmmod while in use" "only our module is unloaded (target ${FB_TARGET:-?})"
 	;;
 esac
 

@@ -252,6 +252,47 @@ race_model() {
 	fb_umount
 }
 
+# big_file MODE (passthrough modes; issue 30, item 17): a sparse file over
+# 4 GiB through the mount: 1 MiB of random bytes written across the 4 GiB
+# boundary, then a 64 KiB punch-hole across the boundary and a 64 KiB
+# zero-range after it (fallocate -p, -z: FUSE_FALLOCATE). The size, the
+# zeros before the window and the window itself must be the model's (the
+# same writes on a scratch file, without the mount), through the mount and
+# in the backing file read directly; the backing file stays sparse.
+big_file() {
+	g=$((4096 * mib))
+	woff=$((g - mib / 2)) poff=$((g - 32768)) zoff=$((g + 131072))
+	bsize=$((g + mib / 2))
+	model=$FB_SCRATCH/big.model
+	rm -f "$model"
+	head -c "$mib" /dev/urandom > "$FB_SCRATCH/rand.big"
+	if ! { dd if="$FB_SCRATCH/rand.big" of="$model" bs=64k seek=$((woff / 65536)) conv=notrunc status=none &&
+		dd if=/dev/zero of="$model" bs=32k seek=$((poff / 32768)) count=2 conv=notrunc status=none &&
+		dd if=/dev/zero of="$model" bs=32k seek=$((zoff / 32768)) count=2 conv=notrunc status=none; }; then
+		tap_check 1 "[$1] over 4 GiB: the model file in $FB_SCRATCH"
+		return
+	fi
+	# shellcheck disable=SC2086 # several options
+	if ! fb_mount $margs 2> "$FB_SCRATCH/daemon.err"; then
+		tap_check 1 "[$1] over 4 GiB: mount: $(head -n 1 "$FB_SCRATCH/daemon.err")"
+		return
+	fi
+	f=$FB_MNT/big
+	r0="$((woff - mib / 2)):$woff:zero" r1="$woff:$bsize:file=$model"
+	dd if="$FB_SCRATCH/rand.big" of="$f" bs=64k seek=$((woff / 65536)) conv=notrunc status=none &&
+		fallocate -p -o $poff -l 65536 "$f" && fallocate -z -o $zoff -l 65536 "$f" &&
+		fb_drop_caches &&
+		timeout -k 5 60 "$blocks" "$f" $bsize "$r0" "$r1" > "$FB_SCRATCH/big.out" 2>&1
+	tap_check $? "[$1] over 4 GiB: 1 MiB across the 4 GiB boundary, a punch-hole and a zero-range in it: size $bsize and the window equal the model through the mount"
+	[ -s "$FB_SCRATCH/big.out" ] && grep -v ': ok$' "$FB_SCRATCH/big.out" | head -n 2 | while IFS= read -r l; do tap_diag "$l"; done
+	fb_umount
+	alloc=$(($(stat -c '%b * %B' "$FB_BACK/big") / mib))
+	timeout -k 5 60 "$blocks" "$FB_BACK/big" $bsize "$r0" "$r1" > "$FB_SCRATCH/big.out" 2>&1 &&
+		[ "$alloc" -lt 64 ]
+	tap_check $? "[$1] over 4 GiB: the backing file read directly equals the model, and stays sparse ($alloc MiB allocated)"
+	rm -f "$FB_BACK/big" "$model"
+}
+
 ntests_mode=13
 [ -x "$blocks" ] || { tap_check 1 "$blocks is built (make -C tests bin)"; tap_done; exit 1; }
 head -c $((prefill * mib)) /dev/urandom > "$FB_SCRATCH/rand.shared"
@@ -276,7 +317,9 @@ for m in $modes; do
 	if ! fb_mount $margs --threads 4 2> "$FB_SCRATCH/daemon.err"; then
 		if grep -q 'FUSE_PASSTHROUGH' "$FB_SCRATCH/daemon.err"; then
 			why="$FB_FSTYPE lacks passthrough: $(grep -m 1 FUSE_PASSTHROUGH "$FB_SCRATCH/daemon.err")"
-			tap_skip_n $ntests_mode "[$m]" "$why"
+			nt=$ntests_mode
+			case $m in passthrough | pt-parallel) nt=$((ntests_mode + 2)) ;; esac
+			tap_skip_n $nt "[$m]" "$why"
 		else
 			tap_check 1 "[$m] mount ($margs): $(head -n 1 "$FB_SCRATCH/daemon.err")"
 		fi
@@ -324,6 +367,7 @@ for m in $modes; do
 		;;
 	esac
 	race_model "$m"
+	case $m in passthrough | pt-parallel) big_file "$m" ;; esac
 	tap_diag "[$m] $(($(date +%s) - tm)) s (setup $((tf - tm)) s)"
 	rm -rf "$FB_BACK"
 done

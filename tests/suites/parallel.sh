@@ -17,6 +17,9 @@
 #     size (tests/parallel/sizerace.c): the cached size must end at least
 #     at the end of the write, in FOPEN_DIRECT_IO + parallel mode and in
 #     passthrough mode, on every target
+#   - appends (issue 30, item 13): 4 O_APPEND, then 4 RWF_APPEND, O_DIRECT
+#     writers on one passthrough file with FOPEN_PARALLEL_DIRECT_WRITES stay
+#     exclusive: every record whole, once and in order, on every target
 # Backing files on XFS ($FB_XFS), where non-extending O_DIRECT overwrites
 # share the inode lock, so only FUSE's own lock can serialize.
 FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -73,6 +76,35 @@ size_races() {
 	size_race parallel
 	size_race passthrough
 }
+# appends: 4 writers append to one passthrough file with
+# FOPEN_PARALLEL_DIRECT_WRITES at once, O_DIRECT, with O_APPEND and with
+# pwritev2(RWF_APPEND) (tests/parallel/appenders.py). Appends stay exclusive
+# on every target (issue 30, item 13): no record lost, torn, overlapped or
+# out of its writer's order, through the mount and in the backing file read
+# directly.
+appends() {
+	FB_BACK=$FB_XFS/appends
+	for ap_how in oappend rwf; do
+		ap_name="passthrough + parallel writes: 4 $ap_how O_DIRECT appenders at once lose, tear and overlap no record (the mount and the backing file)"
+		rm -rf "$FB_BACK"
+		# shellcheck disable=SC2046 # the mode's options
+		if ! fb_mount $(fb_mode_args pt-parallel) 2> "$FB_SCRATCH/appends.err"; then
+			if [ "${FB_TARGET:-ours}" = stock ] &&
+				grep -q 'did not offer FUSE_PASSTHROUGH in INIT' "$FB_SCRATCH/appends.err"; then
+				tap_skip "$ap_name" "mount: $(grep -m 1 FUSE_PASSTHROUGH "$FB_SCRATCH/appends.err")"
+			else
+				tap_check 1 "$ap_name (mount: $(head -n 1 "$FB_SCRATCH/appends.err"))"
+			fi
+			continue
+		fi
+		ap_out=$(timeout -k 5 120 python3 "$FB_TOP/tests/parallel/appenders.py" "$ap_how" \
+			"$FB_MNT/f" "$FB_MNT/f" "$FB_BACK/f" --direct 2>&1)
+		ap_rc=$?
+		fb_umount
+		tap_diag "$ap_how: $ap_out"
+		tap_check $ap_rc "$ap_name"
+	done
+}
 # On ours B must get through; on stock and the unpatched base uffd_pwrite
 # asserts the stock behaviour itself: B sleeps on the inode lock (state D,
 # its innermost kernel frame the FUSE function that takes it: /proc hides
@@ -97,6 +129,7 @@ if ! grep -q '^ok 1 \|^not ok 1 ' "$out"; then
 		tap_check 1 "uffd_pwrite ran (exit $rc: $(head -n 1 "$FB_SCRATCH/parallel.err"))"
 	fi
 	size_races
+	appends
 	tap_done
 	exit
 fi
@@ -114,4 +147,5 @@ fi
 tap_check "$(result 4)" "passthrough: extending B waits on the inode lock while A is blocked, completes after"
 tap_check "$(result 5)" "FOPEN_DIRECT_IO + FOPEN_PARALLEL_DIRECT_WRITES: non-extending B completes while A is blocked"
 size_races
+appends
 tap_done

@@ -21,14 +21,17 @@ src0=/usr/src/$name-$prev
 # Lockstep: today's tools beside the previous dkms package are refused
 # (Breaks every other version), and dpkg changes nothing.
 if [ -n "$tools1" ]; then
+	# the two bounds, in whatever order dpkg-gencontrol wrote them
 	br=$(dpkg-deb -f "$tools1" Breaks)
+	brs=$(echo "$br" | tr ',' '\n' | sed 's/^ *//' | sort | tr '\n' ';')
 	dpkg --no-act -i "$tools1" > "$pt_tmp/lockstep.log" 2>&1
 	rc=$?
-	[ "$br" = "$pkg (<< $debver1), $pkg (>> $debver1)" ] && [ $rc != 0 ] &&
+	[ "$brs" = "$pkg (<< $debver1);$pkg (>> $debver1);" ] && [ $rc != 0 ] &&
 		grep -q "breaks $pkg (<< $debver1)" "$pt_tmp/lockstep.log" &&
 		[ "$(dpkg-query -W -f '${Version}' $pkg)" = "$debver0" ]
-	tap_check $? "fuse-backport-tools $debver1 beside $pkg $debver0: dpkg refuses (Breaks: $br), nothing changed"
-	[ $rc != 0 ] || pt_log "$pt_tmp/lockstep.log" 5
+	r=$?
+	tap_check $r "fuse-backport-tools $debver1 beside $pkg $debver0: dpkg refuses (Breaks: $br), nothing changed"
+	[ $r = 0 ] || pt_log "$pt_tmp/lockstep.log" 8
 fi
 [ "$(pt_deb_state $pkg)" = installed ] && [ "$(dpkg-query -W -f '${Version}' $pkg)" = "$debver0" ] && [ -d "$src0" ]
 tap_check $? "dpkg: $pkg $debver0 is installed and configured, $src0 there"
