@@ -291,6 +291,13 @@ ack_fault() {	# ack_fault MODE FAULT
 	af_opt=--fsync
 	[ "$1" = pt-parallel ] && af_opt=--direct
 	af_name="[$1] $2 during 4 writers ($af_opt): every acknowledged write is in the backing file, no writer hangs"
+	# Before 6.9 passthrough is stock's missing or our compat layer's,
+	# where the writers did not end within 38 s after SIGKILL or abort
+	# (6.1.0-57, 2026-12-04; every acknowledged write was there): open.
+	if [ "$1" = pt-parallel ] && [ "$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')" -lt 6009 ]; then
+		tap_skip "$af_name" "kernel $(uname -r) before 6.9: passthrough is stock's missing or the compat layer's, whose writers did not end within 38 s after SIGKILL or abort (open: issue 30, item 11)"
+		return
+	fi
 	FB_BACK=$base/ack-$1-$2
 	af_ack=$FB_SCRATCH/ack-$1-$2
 	rm -rf "$FB_BACK" "$af_ack"
