@@ -149,8 +149,19 @@ fi
 extra=""
 [ "${FB_WERROR:-0}" = 1 ] && extra="KCFLAGS=-Werror"
 echo "fuse-backport: building $version ($flavor: $modules) for $kver"
-# shellcheck disable=SC2086
-make -C "$kdir" M="$b" $extra modules
+# kbuild's output also in build/<kver>/kbuild.log; a failure ends with one
+# line naming the first error's API (scripts/kbuild-error.sh) and the log.
+rm -f "$b/kbuild.rc"
+{
+	rc=0
+	# shellcheck disable=SC2086
+	make -C "$kdir" M="$b" $extra modules 2>&1 || rc=$?
+	echo $rc > "$b/kbuild.rc"
+} | tee "$b/kbuild.log"
+if [ "$(cat "$b/kbuild.rc" 2> /dev/null)" != 0 ]; then
+	why=$(sh "$top/scripts/kbuild-error.sh" "$b/kbuild.log" "$b") || why="no compiler error line"
+	die "$kver: the build failed: $why; full log: $b/kbuild.log"
+fi
 for m in $modules; do
 	[ -f "$b/$m.ko" ] || die "kbuild did not produce $m.ko"
 done
