@@ -464,6 +464,52 @@ else
 		notok "without the shim, dir.o does not fail on implicit page_get_link_raw()"
 	fi
 
+	# 8f2. RHEL 10.0 as it is: FUSE, CUSE and virtiofs as modules
+	# (CONFIG_FUSE_FS=m), so the drop-in flavor. Its Module.symvers is
+	# made without the built-in's fuse_* exports (its fs/fuse is a
+	# module there), so that the whole build, modpost included, runs:
+	# fuse.ko, cuse.ko and virtiofs.ko, the shim in dir.o.
+	mkfake rhel10m "$k612" fs.h '/^extern const char \*page_get_link_raw(/,/;/d' ||
+		notok "fake 6.12 headers (rhel10m) could not be made"
+	for f in .config include/config/auto.conf; do
+		sed -i 's/^CONFIG_FUSE_FS=y$/CONFIG_FUSE_FS=m/; s/^CONFIG_VIRTIO_FS=y$/CONFIG_VIRTIO_FS=m/' "$work/hdr/rhel10m/$f"
+	done
+	sed -i 's/^#define CONFIG_FUSE_FS 1$/#define CONFIG_FUSE_FS_MODULE 1/; s/^#define CONFIG_VIRTIO_FS 1$/#define CONFIG_VIRTIO_FS_MODULE 1/' \
+		"$work/hdr/rhel10m/include/generated/autoconf.h"
+	awk -F '\t' '!($2 ~ /^fuse_/ && $3 == "vmlinux")' "$work/hdr/rhel10m/Module.symvers" > "$work/symvers" &&
+		cat "$work/symvers" > "$work/hdr/rhel10m/Module.symvers"
+	b10=$work/repo/build/rhel10m
+	FB_GATE_CACHE=$work/gatecache BUILD=$b10 sh "$work/repo/scripts/build.sh" 6.12.0-fbrhel10m "$work/hdr/rhel10m" \
+		> "$work/out" 2> "$work/err"
+	rc=$?
+	if [ $rc = 0 ] && grep -q '^#define FB_FLAVOR "dropin"$' "$b10/fb_config.h" && ! has rhel10m HAVE_PAGE_GET_LINK_RAW &&
+		has rhel10m HAVE_BACKING_FILE_END_WRITE_POS && [ -f "$b10/fuse.ko" ] && [ -f "$b10/cuse.ko" ] &&
+		[ -f "$b10/virtiofs.ko" ] && ! grep -q 'warning:' "$work/out" && undef_in rhel10m fs/fuse/dir.o page_put_link &&
+		! undef_in rhel10m fs/fuse/dir.o page_get_link_raw && undef_in rhel10m fuse.ko backing_file_write_iter; then
+		ok "RHEL 10.0 (FUSE=m, no page_get_link_raw()): drop-in, fuse.ko, cuse.ko and virtiofs.ko built through the shim with the kernel's passthrough, no warning"
+	else
+		notok "RHEL 10.0 (FUSE=m): the drop-in build (exit $rc)"
+		tail -n 5 "$work/out" | sed 's/^/#   /'
+	fi
+
+	# 8f3. A failure no probe foresaw (here: a probe that says yes to an
+	# API the kernel lacks) is still one line at the end of the build,
+	# naming the first error's API and the log (scripts/kbuild-error.sh).
+	printf '%s\n' '// SPDX-License-Identifier: GPL-2.0-only' '/* a probe that is wrong: always yes */' \
+		'int fb_probe(void);' 'int fb_probe(void) { return 0; }' > "$work/repo/backports/probes/page_get_link_raw.c"
+	FB_GATE_CACHE=$work/gatecache BUILD=$b10 sh "$work/repo/scripts/build.sh" 6.12.0-fbrhel10m "$work/hdr/rhel10m" \
+		> "$work/out" 2> "$work/err"
+	rc=$?
+	last=$(tail -n 1 "$work/err")
+	if [ $rc = 1 ] && has rhel10m HAVE_PAGE_GET_LINK_RAW &&
+		echo "$last" | grep -Eq "^fuse-backport: 6\.12\.0-fbrhel10m: the build failed: fs/fuse/dir\.c:[0-9]+: page_get_link_raw \(implicit declaration of function 'page_get_link_raw'\); full log: $b10/kbuild\.log\$" &&
+		grep -q "error: implicit declaration of function .page_get_link_raw" "$b10/kbuild.log"; then
+		ok "an unforeseen compile failure: the last line names the API and the log: $last"
+	else
+		notok "an unforeseen compile failure (exit $rc): the last line is: $last"
+	fi
+	cp "$top/backports/probes/page_get_link_raw.c" "$work/repo/backports/probes/"
+
 	# 8g. Ubuntu 24.04's 6.8 (6.8.0-generic), but for its file locks
 	# (8h): no invalid_mnt_idmap, security_dentry_init_security() with a
 	# struct lsmcontext (Ubuntu's LSM stacking), no page_get_link_raw(), a
