@@ -84,6 +84,47 @@ else
 	tap_skip "scriptlets are shellcheck clean" "no shellcheck"
 fi
 
+# --- %post on hosts without a served kernel (EL9, Fedora) and with one ---------
+# The real %post in a mount namespace of its own: /lib/modules holds fake
+# kernels only, /usr/src the package's payload; uname and dkms are stubs
+# (dkms logs its calls; its build says "excluded", 77).
+ns=$pt_tmp/ns
+mkdir -p "$ns/bin" "$ns/payload"
+(cd "$ns/payload" && rpm2cpio "$rpmf" | cpio -idm --quiet) 2> /dev/null
+# shellcheck disable=SC2016
+printf '#!/bin/sh\n[ "$1" = -r ] && exec echo "$FB_NS_RUNNING"\nexec /bin/uname "$@"\n' > "$ns/bin/uname"
+# shellcheck disable=SC2016
+printf '#!/bin/sh\necho "$*" >> "$FB_NS_LOG"\n[ "$1" = build ] && exit 77\nexit 0\n' > "$ns/bin/dkms"
+chmod +x "$ns/bin/uname" "$ns/bin/dkms"
+# post_ns RUNNING KVER...: %post with these kernels installed (each with
+# headers); its output in $ns/out, its dkms calls in $ns/dkms
+post_ns() {
+	: > "$ns/dkms"
+	# shellcheck disable=SC2016
+	FB_NS_RUNNING=$1 FB_NS_LOG=$ns/dkms PATH="$ns/bin:$PATH" unshare -m sh -c '
+		mount --make-rprivate / && mount -t tmpfs fb-modules /lib/modules &&
+			mount --bind "$1/payload/usr/src" /usr/src || exit 99
+		shift
+		for k; do mkdir -p "/lib/modules/$k/build/include"; done
+		sh "$0"' "$pt_tmp/post" "$ns" "$@" > "$ns/out" 2>&1
+}
+if [ ! -f "$ns/payload$src/scripts/flavor.sh" ]; then
+	tap_check 1 "%post on fake kernels: the payload has no $src/scripts/flavor.sh"
+else
+	post_ns 5.14.0-570.el9_6.x86_64 5.14.0-570.el9_6.x86_64 5.14.0-503.el9.x86_64
+	rc=$?
+	[ $rc = 0 ] && [ "$(wc -l < "$ns/out")" = 1 ] &&
+		grep -Eq "^$name-dkms: nothing to build: every kernel here is outside the series fuse-backport serves \(5\.14\.0-503\.el9\.x86_64 5\.14\.0-570\.el9_6\.x86_64; served: 6\.1 to 6\.12 .*\); the stock FUSE stays in use\$" "$ns/out" &&
+		! grep -q '^build' "$ns/dkms" && grep -q "^add -m $name -v $ver" "$ns/dkms"
+	tap_check $? "%post, EL9's kernels only: one line, no dkms build ($(head -n 1 "$ns/out"); dkms: $(cut -d' ' -f1 "$ns/dkms" | tr '\n' ' '))"
+	[ $rc = 0 ] || pt_log "$ns/out"
+	post_ns 5.14.0-570.el9_6.x86_64 5.14.0-570.el9_6.x86_64 6.12.0-55.24.1.el10_0.x86_64
+	rc=$?
+	[ $rc = 0 ] && ! grep -q 'nothing to build' "$ns/out" &&
+		grep -q "^build -m $name -v $ver -k 6.12.0-55.24.1.el10_0.x86_64" "$ns/dkms"
+	tap_check $? "%post, an EL9 and a RHEL 10 kernel: dkms builds for 6.12.0-55.24.1.el10_0.x86_64 ($(tr '\n' ' ' < "$ns/out"))"
+fi
+
 # --- the scriptlets for real ----------------------------------------------------
 if [ "$(pt_deb_state $name-dkms)" != not-installed ]; then
 	tap_skip "rpm install/erase with this host's dkms" "the Debian $name-dkms package owns $src here"
