@@ -22,6 +22,8 @@ cd "$top" || exit 1
 FB_TOP=$top
 . "$top/tests/lib/tier.sh"
 . "$top/tests/lib/count.sh"
+# shellcheck source=tests/lib/skips.sh
+. "$top/tests/lib/skips.sh"
 logs=$top/build/logs
 mkdir -p "$logs"
 vm_kvers=${FB_VM_KVERS:-$(tier_get vm-kernels)}
@@ -133,14 +135,7 @@ host_skips() {
 		hs_n=$((hs_n + 1))
 		hs_d=${hs_l#ok * - }
 		hs_t="${hs_d%% # SKIP*}: ${hs_l#*# SKIP }"
-		hs_ok=""
-		while read -r hs_sec hs_rest; do
-			case $hs_sec in '#'* | '') continue ;; esac
-			# shellcheck disable=SC2254 # the allowlist's globs
-			case $1 in $hs_sec) ;; *) continue ;; esac
-			# shellcheck disable=SC2254
-			case $hs_t in ${hs_rest%% :: *}) hs_ok="${hs_rest#* :: }"; break ;; esac
-		done < "$hs_list"
+		hs_ok=$(fb_skip_reason "$hs_list" "$hs_t" "$1")
 		if [ -n "$hs_ok" ]; then
 			echo "check: $1: skip allowed by tests/skips/host ($hs_ok): $hs_t"
 		else

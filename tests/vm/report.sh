@@ -82,17 +82,9 @@ for f in "$skipdir"/*; do
 	grep -v -e '^#' -e '^[[:space:]]*$' "$f" >> "$allow"
 done
 # expected_skip TARGET SUITE DESC: prints the reason when listed
-expected_skip() {
-	while read -r at as rest; do
-		pat=${rest%% :: *}
-		# shellcheck disable=SC2254 # the allowlist's glob
-		case $1 in $at) ;; *) continue ;; esac
-		[ "$as" = "$2" ] || [ "$as" = "*" ] || continue
-		# shellcheck disable=SC2254 # the allowlist's glob
-		case $3 in $pat) echo "${rest#* :: }"; return 0 ;; esac
-	done < "$allow"
-	return 1
-}
+# shellcheck source=tests/lib/skips.sh
+. "$top/tests/lib/skips.sh"
+expected_skip() { fb_skip_reason "$allow" "$3" "$1" "$2"; }
 
 # expected_count TARGET SUITE: the number of tests FB_VM_COUNTS gives
 expected_count() {
