@@ -149,7 +149,7 @@ trees_missing=$(pt_trees_lacking "$src" .fb-import)
 [ -f "$src/dkms.conf" ] && [ -z "$trees_missing" ]
 tap_check $? "the tree is in $src, every base's ($(pt_trees))${trees_missing:+ (missing:$trees_missing)}"
 if [ -n "$newest" ]; then
-	fl=$(bash scripts/flavor.sh "$newest" "/lib/modules/$newest/build" 2> /dev/null)
+	fl=$(bash scripts/flavor.sh "$newest" "/lib/modules/$newest/build" 2> "$pt_tmp/flavor.err")
 	if [ -n "$fl" ]; then
 		mods=$(find "/lib/modules/$newest/updates/dkms" -name "${fl##* }.ko*" 2> /dev/null)
 		mv=$(pt_modver "$newest")
@@ -162,7 +162,7 @@ if [ -n "$newest" ]; then
 			tap_check $? "signed by the DKMS MOK (signer: ${s:-none})"
 		fi
 	elif sb=$(fb_must_serve "$top" "$newest" "/lib/modules/$newest/build/.config"); then
-		tap_check 1 "%post: $newest, which base $sb serves (backports/$sb/pin), refused: $(bash scripts/flavor.sh "$newest" "/lib/modules/$newest/build" 2>&1)"
+		tap_check 1 "%post: $newest, which base $sb serves (backports/$sb/pin), refused: $(cat "$pt_tmp/flavor.err")"
 	else
 		grep -q "not building for $newest" "$pt_tmp/install.log"
 		tap_check $? "%post: $newest is not served, one line says so"
