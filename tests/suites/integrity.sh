@@ -13,7 +13,9 @@
 #      and mounted again (a new daemon, nothing cached) and fio re-reads
 #      every block the run wrote (verify_only, with the run's verify state
 #      files): a lost, misplaced or stale write fails there even when the
-#      backing file and the mount agree.
+#      backing file and the mount agree. The same re-read runs on the
+#      backing file directly, not through FUSE (in passthrough modes the
+#      mount's reads are the backing file's own).
 #   2. The race the project's patches must survive: 3 jobs overwrite the last
 #      MiB of a 4 MiB file (with the byte 0x5a) while a loop truncates it
 #      smaller and back (and reads its tail): no write, truncate or read
@@ -21,7 +23,8 @@
 #      the backing file's. Then it is truncated to 3.5 MiB and back to 4,
 #      unmounted, mounted again, and checked against a model kept outside
 #      FUSE (tests/bin/fbblocks): the first 3 MiB are the original bytes,
-#      every 4 KiB block up to 3.5 MiB is all zero or all 0x5a, the rest zero.
+#      every 4 KiB block up to 3.5 MiB is all zero or all 0x5a, the rest zero;
+#      then the backing file read directly against the same model.
 #
 # usage: sh tests/suites/integrity.sh
 # Environment (set by the caller): FB_TOP, FB_TARGET, FB_DEV, FB_FSTYPE,
@@ -147,6 +150,19 @@ fio_shared() {
 	if [ $vrc != 0 ]; then
 		grep -iE 'verify|bad|err=' "$out.verify" 2> /dev/null | head -n 4 | while IFS= read -r l; do tap_diag "    $l"; done
 	fi
+	# the same model against the backing file read directly, not through
+	# FUSE: in passthrough modes the mount's reads are the backing file's
+	# own, so only this shows the bytes landed where the daemon keeps them
+	brc=1
+	if [ $vrc = 0 ]; then
+		sed -e "s|^filename=.*|filename=$FB_BACK/shared|" "$job.verify" > "$job.backing"
+		(cd "$vdir" && exec timeout -k 5 150 fio --output="$out.backing" "$job.backing") > /dev/null 2>&1
+		brc=$?
+	fi
+	tap_check $brc "[$m] the backing file read directly, not through FUSE: fio verify_only passes every block the $nj-job run wrote"
+	if [ $brc != 0 ]; then
+		grep -iE 'verify|bad|err=' "$out.backing" 2> /dev/null | head -n 4 | while IFS= read -r l; do tap_diag "    $l"; done
+	fi
 	tap_diag "[$m] $nj jobs: remount and verify $(($(date +%s) - tc)) s"
 }
 
@@ -250,6 +266,12 @@ race_model() {
 	tap_check $rc "[$m] truncate race, after unmount and mount, against the model: the original bytes before $lo, 4 KiB blocks of zeros or 0x5a up to $mid, zeros to $full"
 	[ $rc != 0 ] && tap_diag "fbblocks: $(grep -v ': ok$' "$FB_SCRATCH/blocks.out" | head -n 2 | tr '\n' ' ')"
 	fb_umount
+	# and the backing file read directly, not through FUSE
+	timeout -k 5 60 "$blocks" "$FB_BACK/race" "$full" "0:$lo:file=$FB_SCRATCH/rand.race" \
+		"$lo:$mid:zero|0x5a" "$mid:$full:zero" > "$FB_SCRATCH/blocks.out" 2>&1
+	rc=$?
+	tap_check $rc "[$m] truncate race: the backing file read directly, not through FUSE, against the same model"
+	[ $rc != 0 ] && tap_diag "fbblocks: $(grep -v ': ok$' "$FB_SCRATCH/blocks.out" | head -n 2 | tr '\n' ' ')"
 }
 
 # big_file MODE (passthrough modes; issue 30, item 17): a sparse file over
@@ -293,7 +315,7 @@ big_file() {
 	rm -f "$FB_BACK/big" "$model"
 }
 
-ntests_mode=13
+ntests_mode=16
 [ -x "$blocks" ] || { tap_check 1 "$blocks is built (make -C tests bin)"; tap_done; exit 1; }
 head -c $((prefill * mib)) /dev/urandom > "$FB_SCRATCH/rand.shared"
 head -c $((racesz * mib)) /dev/urandom > "$FB_SCRATCH/rand.race"
