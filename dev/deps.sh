@@ -19,7 +19,7 @@ sh "$top/dev/apt-suites.sh"
 pkgs="build-essential bc kmod patch xz-utils dkms $*"
 # Packaging: debian/ (dh_dkms is in dh-dkms on bookworm), rpm/ (rpmbuild);
 # debootstrap for the Debian 13 root of tests/pkg/trixie.sh.
-pkgtools="debhelper dh-dkms dpkg-dev fakeroot lintian rpm rpmlint debootstrap aptly createrepo-c dnf dnf-plugins-core gnupg"
+pkgtools="debhelper dh-dkms dpkg-dev fakeroot lintian rpm rpmlint cpio debootstrap aptly createrepo-c dnf dnf-plugins-core gnupg"
 case $what in
 build) ;;
 pkg) pkgs="$pkgs $pkgtools" ;;
