@@ -6,12 +6,16 @@
 #
 #   1  control: non-extending write straight to the backing file: parallel
 #   2  passthrough, non-extending write: parallel if patched, serial if stock
-#   3  passthrough, extending write: serial
-#   4  FOPEN_DIRECT_IO, non-extending write: parallel
+#   3  passthrough, non-extending splice: parallel if patched, serial if stock
+#   4  passthrough, extending write: serial
+#   5  FOPEN_DIRECT_IO, non-extending write: parallel
+#   6-8  the bytes of the control file, the passthrough file and the
+#      FOPEN_DIRECT_IO file, through the mount and the backing file read
+#      directly, against uffd_pwrite's model of what its writers wrote (-b)
 #
 # usage: tests/parallel/run.sh [--expect patched|stock] [--dev DEV]
 #                              [--fstype TYPE] [--timeout MS]
-#   --expect   what test 2 must show (default patched)
+#   --expect   what tests 2 and 3 must show (default patched)
 #   --dev      FUSE device (default /dev/fuse)
 #   --fstype   file system type (default fuse)
 # Needs root: mount(2), loop devices and userfaultfd faults from kernel mode.
@@ -34,7 +38,7 @@ while [ $# -gt 0 ]; do
 	--dev) dev=${2:?}; shift 2 ;;
 	--fstype) fstype=${2:?}; shift 2 ;;
 	--timeout) timeout_ms=${2:?}; shift 2 ;;
-	*) sed -n '12,13p' "$0" | sed 's/^# //' >&2; exit 2 ;;
+	*) sed -n '16,17p' "$0" | sed 's/^# //' >&2; exit 2 ;;
 	esac
 done
 case $expect in
@@ -86,6 +90,9 @@ mkdir -p "$back/pt" "$back/dio" "$work/pt" "$work/dio"
 
 echo "# backing on $(stat -f -c %T "$back"), kernel $(uname -r), expect $expect"
 "$here/uffd_pwrite" -t "$timeout_ms" \
+	-b "$back/control:$back/control" \
+	-b "$work/pt/f:$back/pt/f" \
+	-b "$work/dio/f:$back/dio/f" \
 	"$back/control:inside:parallel" \
 	"$work/pt/f:inside:$pt_expect" \
 	"$work/pt/f:splice:$pt_expect" \
