@@ -54,7 +54,7 @@ work=$(mktemp -d "${TMPDIR:-/var/tmp}/fb-parallel.XXXXXX")
 loop_mnt=""
 loop_dev=""
 cleanup() {
-	for m in "$work/pt" "$work/dio"; do
+	for m in "$work/mnt-pt" "$work/mnt-dio"; do
 		mountpoint -q "$m" && umount "$m"
 	done
 	[ -n "$loop_mnt" ] && mountpoint -q "$loop_mnt" && umount "$loop_mnt"
@@ -78,23 +78,25 @@ ext2/ext3|xfs) ;;
 	back=$loop_mnt
 	;;
 esac
-mkdir -p "$back/pt" "$back/dio" "$work/pt" "$work/dio"
+# The mount points are not the backing directories (back is work on XFS):
+# a backing file must be readable directly, not only through the mount.
+mkdir -p "$back/pt" "$back/dio" "$work/mnt-pt" "$work/mnt-dio"
 : >"$back/pt/f"
 : >"$back/dio/f"
 : >"$back/control"
 
 "$daemon" --dev "$dev" --fstype "$fstype" --backing "$back/pt" \
-	--mode passthrough --parallel "$work/pt" || die "fbtestd (passthrough) failed"
+	--mode passthrough --parallel "$work/mnt-pt" || die "fbtestd (passthrough) failed"
 "$daemon" --dev "$dev" --fstype "$fstype" --backing "$back/dio" \
-	--mode direct --parallel "$work/dio" || die "fbtestd (direct) failed"
+	--mode direct --parallel "$work/mnt-dio" || die "fbtestd (direct) failed"
 
 echo "# backing on $(stat -f -c %T "$back"), kernel $(uname -r), expect $expect"
 "$here/uffd_pwrite" -t "$timeout_ms" \
 	-b "$back/control:$back/control" \
-	-b "$work/pt/f:$back/pt/f" \
-	-b "$work/dio/f:$back/dio/f" \
+	-b "$work/mnt-pt/f:$back/pt/f" \
+	-b "$work/mnt-dio/f:$back/dio/f" \
 	"$back/control:inside:parallel" \
-	"$work/pt/f:inside:$pt_expect" \
-	"$work/pt/f:splice:$pt_expect" \
-	"$work/pt/f:extend:serial" \
-	"$work/dio/f:inside:parallel"
+	"$work/mnt-pt/f:inside:$pt_expect" \
+	"$work/mnt-pt/f:splice:$pt_expect" \
+	"$work/mnt-pt/f:extend:serial" \
+	"$work/mnt-dio/f:inside:parallel"
