@@ -6,12 +6,16 @@
 #
 #   1  control: non-extending write straight to the backing file: parallel
 #   2  passthrough, non-extending write: parallel if patched, serial if stock
-#   3  passthrough, extending write: serial
-#   4  FOPEN_DIRECT_IO, non-extending write: parallel
+#   3  passthrough, non-extending splice: parallel if patched, serial if stock
+#   4  passthrough, extending write: serial
+#   5  FOPEN_DIRECT_IO, non-extending write: parallel
+#   6-8  the bytes of the control file, the passthrough file and the
+#      FOPEN_DIRECT_IO file, through the mount and the backing file read
+#      directly, against uffd_pwrite's model of what its writers wrote (-b)
 #
 # usage: tests/parallel/run.sh [--expect patched|stock] [--dev DEV]
 #                              [--fstype TYPE] [--timeout MS]
-#   --expect   what test 2 must show (default patched)
+#   --expect   what tests 2 and 3 must show (default patched)
 #   --dev      FUSE device (default /dev/fuse)
 #   --fstype   file system type (default fuse)
 # Needs root: mount(2), loop devices and userfaultfd faults from kernel mode.
@@ -34,7 +38,7 @@ while [ $# -gt 0 ]; do
 	--dev) dev=${2:?}; shift 2 ;;
 	--fstype) fstype=${2:?}; shift 2 ;;
 	--timeout) timeout_ms=${2:?}; shift 2 ;;
-	*) sed -n '12,13p' "$0" | sed 's/^# //' >&2; exit 2 ;;
+	*) sed -n '16,17p' "$0" | sed 's/^# //' >&2; exit 2 ;;
 	esac
 done
 case $expect in
@@ -50,7 +54,7 @@ work=$(mktemp -d "${TMPDIR:-/var/tmp}/fb-parallel.XXXXXX")
 loop_mnt=""
 loop_dev=""
 cleanup() {
-	for m in "$work/pt" "$work/dio"; do
+	for m in "$work/mnt-pt" "$work/mnt-dio"; do
 		mountpoint -q "$m" && umount "$m"
 	done
 	[ -n "$loop_mnt" ] && mountpoint -q "$loop_mnt" && umount "$loop_mnt"
@@ -74,20 +78,25 @@ ext2/ext3|xfs) ;;
 	back=$loop_mnt
 	;;
 esac
-mkdir -p "$back/pt" "$back/dio" "$work/pt" "$work/dio"
+# The mount points are not the backing directories (back is work on XFS):
+# a backing file must be readable directly, not only through the mount.
+mkdir -p "$back/pt" "$back/dio" "$work/mnt-pt" "$work/mnt-dio"
 : >"$back/pt/f"
 : >"$back/dio/f"
 : >"$back/control"
 
 "$daemon" --dev "$dev" --fstype "$fstype" --backing "$back/pt" \
-	--mode passthrough --parallel "$work/pt" || die "fbtestd (passthrough) failed"
+	--mode passthrough --parallel "$work/mnt-pt" || die "fbtestd (passthrough) failed"
 "$daemon" --dev "$dev" --fstype "$fstype" --backing "$back/dio" \
-	--mode direct --parallel "$work/dio" || die "fbtestd (direct) failed"
+	--mode direct --parallel "$work/mnt-dio" || die "fbtestd (direct) failed"
 
 echo "# backing on $(stat -f -c %T "$back"), kernel $(uname -r), expect $expect"
 "$here/uffd_pwrite" -t "$timeout_ms" \
+	-b "$back/control:$back/control" \
+	-b "$work/mnt-pt/f:$back/pt/f" \
+	-b "$work/mnt-dio/f:$back/dio/f" \
 	"$back/control:inside:parallel" \
-	"$work/pt/f:inside:$pt_expect" \
-	"$work/pt/f:splice:$pt_expect" \
-	"$work/pt/f:extend:serial" \
-	"$work/dio/f:inside:parallel"
+	"$work/mnt-pt/f:inside:$pt_expect" \
+	"$work/mnt-pt/f:splice:$pt_expect" \
+	"$work/mnt-pt/f:extend:serial" \
+	"$work/mnt-dio/f:inside:parallel"

@@ -17,7 +17,7 @@
  * passthrough inode its own backing file, and the kernel refuses a second
  * open with a different backing file while the first is open.
  *
- * usage: uffd_pwrite [-t TIMEOUT_MS] FILE:MODE:EXPECT...
+ * usage: uffd_pwrite [-t TIMEOUT_MS] [-b FILE:BACKING]... FILE:MODE:EXPECT...
  *   MODE    inside  B writes inside the file (does not extend it)
  *           extend  B writes at the end of file (extends it)
  *           splice  B splices one page from a pipe inside the file, asking
@@ -30,7 +30,16 @@
  *           serial    B must still wait when the timeout expires
  *           any       only report what happened
  *
- * One TAP line per FILE:MODE:EXPECT.  The file must be on a FUSE mount
+ *   -b      after the cases, check FILE's bytes against a model of what
+ *           the cases wrote to it (a zero fill to 1 MiB, A's page of 'A' at
+ *           0, B's page of 'B' at its offset, each recorded only when its
+ *           write returned a whole page): FILE read through the mount and
+ *           BACKING, its backing file, read directly, must each equal the
+ *           model byte for byte, size included (BACKING on another file
+ *           system than FILE, or FILE itself).  FILE must start empty; a
+ *           cmd case or a short write leaves the model unknown (not ok).
+ *
+ * One TAP line per FILE:MODE:EXPECT, then one per -b.  The file must be on a FUSE mount
  * that accepts O_DIRECT; it is grown to at least 1 MiB first.  For a
  * passthrough file, the backing file must be on a file system that lets
  * non-extending direct io writes run in parallel (XFS, ext4); on tmpfs the
@@ -64,6 +73,141 @@
 #define WATCHDOG_S	120
 #define SPLICE_LEN	(2 * MIN_SIZE)
 #define RELEASE_MS	5000	/* a waiting B must complete this soon after A */
+#define MODEL_MAX	(2 * MIN_SIZE)	/* the largest file a model holds */
+#define MAX_MODELS	16
+
+/*
+ * What the cases wrote to one file (-b), written down as they write it,
+ * independently of what the file holds.
+ */
+struct model {
+	const char *path;	/* the cases' FILE */
+	const char *backing;	/* its backing file, read directly */
+	unsigned char *buf;	/* MODEL_MAX bytes */
+	off_t size;
+	const char *unknown;	/* why the model cannot be trusted, or NULL */
+};
+
+static struct model models[MAX_MODELS];
+static int nmodels;
+
+static struct model *model_of(const char *path)
+{
+	int i;
+
+	for (i = 0; i < nmodels; i++)
+		if (!strcmp(models[i].path, path))
+			return &models[i];
+	return NULL;
+}
+
+/* LEN bytes of C written at OFF to PATH (nothing if PATH has no model) */
+static void model_write(const char *path, off_t off, size_t len, int c)
+{
+	struct model *m = model_of(path);
+
+	if (!m || m->unknown)
+		return;
+	if (off < 0 || off + (off_t)len > MODEL_MAX) {
+		m->unknown = "a write beyond the model's 2 MiB";
+		return;
+	}
+	memset(m->buf + off, c, len);
+	if (off + (off_t)len > m->size)
+		m->size = off + len;
+}
+
+static void model_unknown(const char *path, const char *why)
+{
+	struct model *m = model_of(path);
+
+	if (m && !m->unknown)
+		m->unknown = why;
+}
+
+/* A writer's result in the model: a whole page, nothing, or unknown. */
+static void model_writer(const char *path, off_t off, ssize_t ret, int c)
+{
+	if (ret == PAGE)
+		model_write(path, off, PAGE, c);
+	else if (ret > 0)
+		model_unknown(path, "a short write");
+}
+
+/* Whether A and B (both existing) are on the same file system */
+static bool same_fs(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (stat(a, &sa) || stat(b, &sb))
+		return true;	/* cannot tell: not proven direct */
+	return sa.st_dev == sb.st_dev;
+}
+
+/*
+ * Compare PATH, read from the start, with M: prints the evidence, returns
+ * true if every byte and the size are the model's.
+ */
+static bool model_compare(const struct model *m, const char *path)
+{
+	static unsigned char buf[64 * 1024];
+	off_t off = 0, first = -1, pages_bad = 0, last_bad_page = -1;
+	int got_c = 0, want_c = 0;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		printf("# bytes: %s: open: %s\n", path, strerror(errno));
+		return false;
+	}
+	while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
+		ssize_t i;
+
+		for (i = 0; i < n; i++) {
+			off_t o = off + i;
+			int want = o < m->size ? m->buf[o] : -1;
+
+			if (buf[i] == want)
+				continue;
+			if (first < 0) {
+				first = o;
+				got_c = buf[i];
+				want_c = want;
+			}
+			if (o / PAGE != last_bad_page) {
+				last_bad_page = o / PAGE;
+				pages_bad++;
+			}
+		}
+		off += n;
+		if (off > MODEL_MAX + (off_t)sizeof(buf))
+			break;
+	}
+	if (n < 0) {
+		printf("# bytes: %s: read at %lld: %s\n", path, (long long)off,
+		       strerror(errno));
+		close(fd);
+		return false;
+	}
+	close(fd);
+	if (first < 0 && off == m->size) {
+		printf("# bytes: %s: %lld bytes, each the model's\n", path,
+		       (long long)off);
+		return true;
+	}
+	if (first >= 0 && want_c >= 0)
+		printf("# bytes: %s: first difference at offset %lld: 0x%02x, the model 0x%02x; %lld page(s) differ\n",
+		       path, (long long)first, got_c, want_c,
+		       (long long)pages_bad);
+	else if (first >= 0)
+		printf("# bytes: %s: first difference at offset %lld, past the model's end: 0x%02x; %lld page(s) differ\n",
+		       path, (long long)first, got_c, (long long)pages_bad);
+	if (off != m->size)
+		printf("# bytes: %s: %lld bytes, the model %lld\n", path,
+		       (long long)off, (long long)m->size);
+	return false;
+}
 
 struct writer {
 	int fd;
@@ -140,9 +284,13 @@ static int prepare(const char *path)
 	fd = open(path, O_RDWR);
 	if (fd < 0 || fstat(fd, &st) < 0)
 		goto fail;
-	for (off = st.st_size; off < MIN_SIZE; off += sizeof(zero))
-		if (pwrite(fd, zero, sizeof(zero), off) != sizeof(zero))
+	for (off = st.st_size; off < MIN_SIZE; off += sizeof(zero)) {
+		if (pwrite(fd, zero, sizeof(zero), off) != sizeof(zero)) {
+			model_unknown(path, "the zero fill failed");
 			goto fail;
+		}
+		model_write(path, off, sizeof(zero), 0);
+	}
 	if (fsync(fd) < 0)
 		goto fail;
 	close(fd);
@@ -282,8 +430,10 @@ static int run_case(const char *path, bool extend, bool splice,
 	if (pwrite(fd, src, PAGE, 0) != PAGE) {
 		fprintf(stderr, "# %s: warm-up pwrite: %s\n", path,
 			strerror(errno));
+		model_unknown(path, "a warm-up write failed");
 		goto out;
 	}
+	model_write(path, 0, PAGE, 'A');
 	if (fstat(fd, &st) < 0) {
 		fprintf(stderr, "# %s: fstat: %s\n", path, strerror(errno));
 		goto out;
@@ -297,8 +447,10 @@ static int run_case(const char *path, bool extend, bool splice,
 	if (pwrite(fd, src, PAGE, 0) != PAGE) {
 		fprintf(stderr, "# %s: warm-up pwrite: %s\n", path,
 			strerror(errno));
+		model_unknown(path, "a warm-up write failed");
 		goto out;
 	}
+	model_write(path, 0, PAGE, 'A');
 
 	uffd = uffd_open();
 	if (uffd < 0) {
@@ -411,6 +563,7 @@ resolve:
 				result = 2;
 		}
 		pthread_join(ta, NULL);
+		model_writer(path, a.off, a.ret, 'A');
 		if (a.ret != PAGE) {
 			printf("# evidence: writer A: pwrite returned %zd (%s)\n",
 			       a.ret, strerror(a.err));
@@ -419,6 +572,10 @@ resolve:
 	}
 	if (b_started) {
 		pthread_join(tb, NULL);
+		if (cmd)
+			model_unknown(path, "a command case ran on it");
+		else
+			model_writer(path, b.off, b.ret, 'B');
 		if (b.ret != PAGE) {
 			printf("# evidence: writer B: pwrite returned %zd (%s)\n",
 			       b.ret, strerror(b.err));
@@ -446,7 +603,7 @@ out:
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: uffd_pwrite [-t TIMEOUT_MS] FILE:MODE:EXPECT...\n"
+		"usage: uffd_pwrite [-t TIMEOUT_MS] [-b FILE:BACKING]... FILE:MODE:EXPECT...\n"
 		"  MODE: inside | extend | splice | cmd (FB_UFFD_CMD)    EXPECT: parallel | serial | any\n");
 	exit(2);
 }
@@ -454,13 +611,29 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	int timeout_ms = 2000, failed = 0, opt, i;
+	char *colon;
 
-	while ((opt = getopt(argc, argv, "t:h")) != -1) {
+	while ((opt = getopt(argc, argv, "t:b:h")) != -1) {
 		switch (opt) {
 		case 't':
 			timeout_ms = atoi(optarg);
 			if (timeout_ms <= 0)
 				usage();
+			break;
+		case 'b':
+			colon = strchr(optarg, ':');
+			if (!colon || colon == optarg || !colon[1] ||
+			    nmodels == MAX_MODELS)
+				usage();
+			*colon = '\0';
+			models[nmodels].path = optarg;
+			models[nmodels].backing = colon + 1;
+			models[nmodels].buf = calloc(1, MODEL_MAX);
+			if (!models[nmodels].buf) {
+				perror("uffd_pwrite: calloc");
+				return 2;
+			}
+			nmodels++;
 			break;
 		default:
 			usage();
@@ -472,7 +645,7 @@ int main(int argc, char **argv)
 	/* A hung writer must not hang the test suite. */
 	alarm(WATCHDOG_S);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("1..%d\n", argc - optind);
+	printf("1..%d\n", argc - optind + nmodels);
 
 	for (i = optind; i < argc; i++) {
 		char *spec = strdup(argv[i]);
@@ -521,6 +694,26 @@ int main(int argc, char **argv)
 		       r == 0 ? "waited on the inode lock" : "waited (not on the inode lock, or not released)",
 		       expect);
 		free(spec);
+	}
+	for (i = 0; i < nmodels; i++) {
+		struct model *m = &models[i];
+		bool ok = false;
+
+		if (m->unknown) {
+			printf("# bytes: %s: no model: %s\n", m->path, m->unknown);
+		} else if (strcmp(m->path, m->backing) && same_fs(m->path, m->backing)) {
+			/* e.g. a mount over its own backing directory */
+			printf("# bytes: %s and %s are on one file system: the backing file is not read directly\n",
+			       m->path, m->backing);
+		} else {
+			ok = model_compare(m, m->path);
+			/* both, so each shows its evidence */
+			ok = model_compare(m, m->backing) && ok;
+		}
+		failed += !ok;
+		printf("%sok %d - %s bytes: through it and in %s read directly, exactly what the writers wrote (%lld bytes)\n",
+		       ok ? "" : "not ", argc - optind + i + 1, m->path,
+		       m->backing, (long long)m->size);
 	}
 	return failed ? 1 : 0;
 }

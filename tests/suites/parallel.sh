@@ -11,6 +11,11 @@
 #   - FOPEN_DIRECT_IO + FOPEN_PARALLEL_DIRECT_WRITES, B non-extending: gets
 #     through everywhere (upstream behaviour kept)
 #   - control: B writes the backing file itself (XFS allows it in parallel)
+#   - the bytes (issue 30): after those cases, the control file, the
+#     passthrough file and the FOPEN_DIRECT_IO file, each through the mount
+#     and its backing file read directly, hold exactly what uffd_pwrite's
+#     model says its writers wrote (a zero fill, A's pages, B's pages), on
+#     every target
 #   - the size decision (issue 11, point 6): a write that does not extend
 #     the cached i_size runs while a reply that shrinks it is held, by the
 #     fbdelay kprobe module, between its version check and applying the
@@ -146,6 +151,9 @@ else
 fi
 tap_check "$(result 4)" "passthrough: extending B waits on the inode lock while A is blocked, completes after"
 tap_check "$(result 5)" "FOPEN_DIRECT_IO + FOPEN_PARALLEL_DIRECT_WRITES: non-extending B completes while A is blocked"
+tap_check "$(result 6)" "control: the XFS file holds exactly the bytes A and B wrote (uffd_pwrite's model)"
+tap_check "$(result 7)" "passthrough + FOPEN_PARALLEL_DIRECT_WRITES: after the three cases the file, through the mount and its backing file read directly, holds exactly the bytes A and B wrote (uffd_pwrite's model)"
+tap_check "$(result 8)" "FOPEN_DIRECT_IO + FOPEN_PARALLEL_DIRECT_WRITES: the file, through the mount and its backing file read directly, holds exactly the bytes A and B wrote (uffd_pwrite's model)"
 size_races
 appends
 tap_done
