@@ -61,6 +61,23 @@ for k in "$@"; do
 	done
 done
 
+# dkms status reads dkms.conf for every kernel it lists: that read must
+# compile nothing (a monitoring agent runs it), though a read that decides a
+# build compiles the gate, which keeps its answer in FB_GATE_CACHE. Both
+# reads with an empty cache: status's leaves it empty, flavor.sh's (the
+# read of a build) fills it, so the check can see a compile.
+gs=$(mktemp -d "${TMPDIR:-/tmp}/fb-gate-status.XXXXXX")
+gb=$(mktemp -d "${TMPDIR:-/tmp}/fb-gate-build.XXXXXX")
+t0=$(date +%s)
+FB_GATE_CACHE=$gs dkms status -m "$name" -v "$ver" > "$log" 2>&1
+t1=$(date +%s)
+FB_GATE_CACHE=$gb bash "$top/scripts/flavor.sh" "$1" "/lib/modules/$1/build" > /dev/null 2>&1
+ns=$(find "$gs" -type f | wc -l)
+nb=$(find "$gb" -type f | wc -l)
+[ "$ns" = 0 ] && [ "$nb" -gt 0 ] && grep -q installed "$log"
+check $? "dkms status compiles nothing: $ns gate answers written by status ($((t1 - t0)) s), $nb by a build's read for $1"
+rm -rf "$gs" "$gb"
+
 # A kernel of a series this base does not serve: dkms must not fail.
 mkdir -p "/usr/src/linux-headers-$fake" "/lib/modules/$fake"
 printf 'all:\n' > "/usr/src/linux-headers-$fake/Makefile"
