@@ -68,9 +68,9 @@ q --qf '%{POSTIN}' > "$pt_tmp/post"
 q --qf '%{PREUN}' > "$pt_tmp/preun"
 grep -q "dkms add -m $name -v $ver .*--rpm_safe_upgrade" "$pt_tmp/post" &&
 	grep -q "dkms build -m $name -v $ver -k" "$pt_tmp/post" &&
-	grep -q "dkms install -m $name -v $ver -k" "$pt_tmp/post" &&
+	grep -q "dkms install --rpm_safe_upgrade -m $name -v $ver -k" "$pt_tmp/post" &&
 	grep -q 'uname -r' "$pt_tmp/post"
-tap_check $? "%post: dkms add --rpm_safe_upgrade, build and install for the running and the newest kernel"
+tap_check $? "%post: dkms add --rpm_safe_upgrade, build and install --rpm_safe_upgrade for the running and the newest kernel"
 grep -q "dkms remove -m $name -v $ver --all --rpm_safe_upgrade" "$pt_tmp/preun"
 tap_check $? "%preun: dkms remove --all --rpm_safe_upgrade"
 if command -v shellcheck > /dev/null; then
@@ -169,6 +169,57 @@ if [ -n "$newest" ]; then
 	fi
 else
 	tap_skip "%post builds for the newest kernel" "no kernel headers on this host"
+fi
+
+# --- upgrade and downgrade, scriptlets on -----------------------------------
+# rpm runs the new package's %post before the old one's %preun, so the old
+# module is still installed when the new one is: dkms will not replace it
+# by an equal or an older one unless forced, and the old %preun then takes
+# the one left away. A second package, product version $ver.1 with the
+# module of $newest's base one release higher ($mv2), built from a copy of
+# the tracked files: rpm -U to it, and back to $ver (--oldpackage, dnf
+# downgrade's transaction). After each, DKMS has the package's version
+# installed for $newest and the file there is that package's module.
+rpm_active() { # VER MODVER: what is installed for $newest is VER's MODVER
+	ra=$(find "/lib/modules/$newest/updates/dkms" -name "${fl##* }.ko*" 2> /dev/null | head -n 1)
+	ra_v=$(modinfo -F version "$ra" 2> /dev/null)
+	dkms status -m $name -v "$1" -k "$newest" 2> /dev/null | grep -q ': installed' && [ "$ra_v" = "$2" ]
+}
+if [ -n "$newest" ] && [ -n "${fl:-}" ] && [ -n "${mods:-}" ]; then
+	b=$(bash scripts/flavor.sh --base "$newest" "/lib/modules/$newest/build" 2> /dev/null)
+	b=${b%% *}
+	u=$pt_tmp/up
+	v2=$ver.1
+	mkdir -p "$u/src"
+	git ls-files | while IFS= read -r f; do [ -e "$f" ] && printf '%s\n' "$f"; done > "$u/list"
+	tar -cf - -T "$u/list" | tar -C "$u/src" -xf -
+	r=$(sed -n 's/^FB_RELEASE=//p' "$u/src/backports/$b/pin")
+	mv2=$(sed -n 's/^UPSTREAM_VERSION=//p' "$u/src/backports/$b/pin")+fb$((r + 1))
+	sed -i "s/^FB_RELEASE=.*/FB_RELEASE=$((r + 1))/" "$u/src/backports/$b/pin"
+	sed -i "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$v2\"/" "$u/src/dkms.conf"
+	sed -i "s/^Version:.*/Version: $v2/" "$u/src/rpm/fuse-backport-dkms.spec" "$u/src/rpm/fuse-backport-tools.spec"
+	(cd "$u/src" && git init -q && git add -A && git -c user.name=t -c user.email=t@t.invalid commit -q -m up) &&
+		OUT=$u/out RPMLINT=0 sh "$u/src/dev/pkg-rpm.sh" > "$u/build.log" 2>&1
+	rc=$?
+	rpm2=""
+	for f in "$u/out/$name-dkms-$v2"-*.noarch.rpm; do
+		[ -f "$f" ] && rpm2=$f
+	done
+	[ $rc = 0 ] && [ -n "$rpm2" ]
+	tap_check $? "builds $name-dkms $v2 (module $mv2 for $newest) from a copy of the tracked files"
+	[ -n "$rpm2" ] || pt_log "$u/build.log" 15
+	if [ -n "$rpm2" ]; then
+		rpm --dbpath "$rpmdb" -U --nodeps "$rpm2" > "$pt_tmp/up.log" 2>&1
+		rc=$?
+		sed 's/^/# /' "$pt_tmp/up.log" | grep -v readelf
+		[ $rc = 0 ] && rpm_active "$v2" "$mv2"
+		tap_check $? "rpm -U $ver -> $v2 (new %post, then old %preun): $v2 installed for $newest, its module $mv2 (file: ${ra_v:-none})"
+		rpm --dbpath "$rpmdb" -U --oldpackage --nodeps "$rpmf" > "$pt_tmp/down.log" 2>&1
+		rc=$?
+		sed 's/^/# /' "$pt_tmp/down.log" | grep -v readelf
+		[ $rc = 0 ] && rpm_active "$ver" "$mv"
+		tap_check $? "rpm -U --oldpackage $v2 -> $ver (a downgrade): $ver installed for $newest, its module $mv (file: ${ra_v:-none})"
+	fi
 fi
 rpm --dbpath "$rpmdb" -e --nodeps $name-dkms > "$pt_tmp/erase.log" 2>&1
 rc=$?
