@@ -27,6 +27,8 @@
 #define FB_DKMS_NAME "fuse-backport"
 #define FB_DKMS_TREE "/var/lib/dkms"
 #define FB_MODULES_DIR "/lib/modules"
+/* The kernels whose build failed in the kernel hook (scripts/kernel-hook.sh) */
+#define FB_BUILD_FAILED_DIR "/var/lib/fuse-backport/build-failed"
 
 #define FB_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -204,6 +204,30 @@ static int kernel_cmp(const void *a, const void *b)
 	return strverscmp(y->kver, x->kver);
 }
 
+/*
+ * The kernel hook left KVER to the stock module: this release's build
+ * failed there ("VERSION<tab>WHY", scripts/kernel-hook.sh), and dkms.conf
+ * excludes the kernel for that version. Another version's record is stale:
+ * that version tries the kernel again.
+ */
+static char *build_failed(const char *kver)
+{
+	char *path = fb_fmt(FB_BUILD_FAILED_DIR "/%s", kver);
+	char *line = fb_read_line(path);
+	char *tab = line ? strchr(line, '\t') : NULL;
+	char *why = NULL;
+
+	if (tab) {
+		*tab = '\0';
+		if (!strcmp(line, FB_TOOL_VERSION))
+			why = fb_fmt("its build of %s failed: %s; the stock FUSE stays in use (to try again: rm %s; dkms autoinstall -k %s)",
+				     line, tab + 1, path, kver);
+	}
+	free(line);
+	free(path);
+	return why;
+}
+
 /* Why KVER has no module of ours installed, and what to do. */
 static char *why_none(const struct kernel *k)
 {
@@ -220,6 +244,9 @@ static char *why_none(const struct kernel *k)
 	if (!k->headers)
 		return fb_fmt("no headers (install linux-headers-%s, then: dkms autoinstall -k %s)",
 			      k->kver, k->kver);
+	why = build_failed(k->kver);
+	if (why)
+		return why;
 	if (*k->dkms_built)
 		return fb_fmt("DKMS built %s but did not install it (dkms install -m %s -v %s -k %s)",
 			      k->dkms_built, FB_DKMS_NAME, k->dkms_built, k->kver);

@@ -356,6 +356,30 @@ why=$(jq -r '.kernels[] | select(.kernel == "7.4.0-1-amd64") | .why_none' "$work
 	grep -q "WARNING: the newest installed kernel 7.4.0-1-amd64 has no module of ours (outside every base" "$work/st.txt"
 check $? "status: the newest kernel, 7.4, is outside every base: warned (why_none: ${why:-none})"
 
+# A served 6.1 kernel whose build of this release failed in the kernel hook
+# (scripts/kernel-hook.sh's record in /var/lib/fuse-backport, on a tmpfs
+# over /var/lib in a mount namespace of its own): why_none says so, and
+# how to try again; a record of another release is stale, not said.
+pv=$("$tool" --version | awk '{ print $2 }')
+for k in 6.1.0-998-fbfail-amd64 6.1.0-997-fbstale-amd64; do
+	mkdir -p "/lib/modules/$k/kernel" "/lib/modules/$k/build"
+	: > "/lib/modules/$k/modules.order"
+	echo CONFIG_FUSE_FS=m > "/lib/modules/$k/build/.config"
+done
+# shellcheck disable=SC2016 # expanded by the inner shell
+unshare -m sh -c 'mount --make-rprivate / && mount -t tmpfs none /var/lib || exit 99
+	mkdir -p /var/lib/fuse-backport/build-failed &&
+	printf "%s\tmodpost: file_write_and_wait_range (not exported by this kernel)\n" "$2" \
+		> /var/lib/fuse-backport/build-failed/6.1.0-998-fbfail-amd64 &&
+	printf "2026.1.0\tan old error\n" > /var/lib/fuse-backport/build-failed/6.1.0-997-fbstale-amd64 &&
+	"$1" status --no-probe --json' _ "$tool" "$pv" > "$work/st.json" 2> /dev/null
+why=$(jq -r '.kernels[] | select(.kernel == "6.1.0-998-fbfail-amd64") | .why_none' "$work/st.json" 2> /dev/null)
+stale=$(jq -r '.kernels[] | select(.kernel == "6.1.0-997-fbstale-amd64") | .why_none' "$work/st.json" 2> /dev/null)
+[ "$why" = "its build of $pv failed: modpost: file_write_and_wait_range (not exported by this kernel); the stock FUSE stays in use (to try again: rm /var/lib/fuse-backport/build-failed/6.1.0-998-fbfail-amd64; dkms autoinstall -k 6.1.0-998-fbfail-amd64)" ] &&
+	case $stale in "not built "*) true ;; *) false ;; esac
+check $? "status: a kernel the kernel hook left to the stock module says why and how to retry (why_none: ${why:-none}; another release's record: ${stale:-none})"
+rm -rf /lib/modules/6.1.0-998-fbfail-amd64 /lib/modules/6.1.0-997-fbstale-amd64
+
 # Last: a module of ours loaded that is not the installed one (a fake
 # /sys/module/fusebp on a tmpfs, in a mount namespace of its own; the
 # running kernel has FUSE built in by its modules.builtin). Older than the

@@ -14,7 +14,9 @@
 # hook; a kernel without headers and one outside every base (faked:
 # 7.4.0-fake) are skipped with our message at the upgrade, and so is a kernel whose headers make a required
 # probe fail (a fake headers .deb installed with apt: apt exits 0, on dkms
-# 3.0.10 too); with a drop-in kernel's headers gone, apt remove still takes
+# 3.0.10 too), and so is one whose build fails where no probe looks (its
+# Module.symvers lacks a symbol we use: our kernel hook says so in one line,
+# apt exits 0, the kernel is left to the stock module); with a drop-in kernel's headers gone, apt remove still takes
 # fuse, cuse and virtiofs away; apt remove and purge leave nothing, and the
 # stock fuse.ko loads again in a VM. The host is restored at the end,
 # whatever happened.
@@ -36,12 +38,16 @@ pkg=fuse-backport-dkms
 fake7=7.4.0-fake
 nohdr=6.12.0-fbnohdr-amd64
 gatek=6.1.0-999-fbgate-amd64
+failk=6.1.0-998-fbfail-amd64
 vm_kver=6.12.95+deb12-amd64
 
 remove_fakes() {
 	rm -rf "/usr/src/linux-headers-$fake7" "/lib/modules/$fake7" "/lib/modules/$nohdr"
-	[ "$(pt_deb_state "linux-headers-$gatek")" = not-installed ] ||
-		dpkg --purge --force-all "linux-headers-$gatek" > /dev/null 2>&1
+	for fk in $gatek $failk; do
+		[ "$(pt_deb_state "linux-headers-$fk")" = not-installed ] ||
+			dpkg --purge --force-all "linux-headers-$fk" > /dev/null 2>&1
+	done
+	rm -f "/var/lib/fuse-backport/build-failed/$failk"
 }
 
 pt_cleanup() {
@@ -83,6 +89,8 @@ kernels=$(cd /lib/modules && for d in *; do [ -d "$d" ] && echo "$d"; done)
 . "$top/tests/pkg/deb/upgrade.sh"
 # shellcheck source=tests/pkg/deb/new-headers.sh
 . "$top/tests/pkg/deb/new-headers.sh"
+# shellcheck source=tests/pkg/deb/failed-build.sh
+. "$top/tests/pkg/deb/failed-build.sh"
 # shellcheck source=tests/pkg/deb/vm.sh
 . "$top/tests/pkg/deb/vm.sh"
 # shellcheck source=tests/pkg/deb/gone-headers.sh

@@ -45,7 +45,9 @@
 #                       rt, cloud or -fbfusem; its -common package stays the
 #                       real one) under another name, whose autoconf.h hides
 #                       <linux/miscdevice.h> (but with "whole"), so the
-#                       required probe HAVE_MISC_DYNAMIC_MINOR fails; its
+#                       required probe HAVE_MISC_DYNAMIC_MINOR fails (with
+#                       "unexport:SYM" instead: whole, but SYM is not in
+#                       its Module.symvers, which no probe sees); its
 #                       postinst runs /etc/kernel/header_postinst.d as
 #                       Debian's does. Sets
 #                       pt_fake_real (the kernel copied); fails when no such
@@ -219,10 +221,18 @@ pt_fake_headers_deb() {
 	h=$r/usr/src/linux-headers-$1/include
 	sed -i "s/$pt_fake_real/$1/" "$h/config/kernel.release" "$h/generated/utsrelease.h"
 	fdesc="the headers of $pt_fake_real under another name (fuse-backport test)"
-	if [ "${5:-}" != whole ]; then
+	case ${5:-} in
+	whole) ;;
+	unexport:*)
+		awk -v s="${5#unexport:}" '$2 != s' "$r/usr/src/linux-headers-$1/Module.symvers" > "$2/symvers" &&
+			mv "$2/symvers" "$r/usr/src/linux-headers-$1/Module.symvers" || return 1
+		fdesc="fake headers whose kernel does not export ${5#unexport:} (fuse-backport test)"
+		;;
+	*)
 		cat "$top/tests/pkg/fixtures/fake-headers-deb/autoconf-no-miscdevice.h" >> "$h/generated/autoconf.h"
 		fdesc="fake headers whose probe HAVE_MISC_DYNAMIC_MINOR fails (fuse-backport test)"
-	fi
+		;;
+	esac
 	ln -s "/usr/src/linux-headers-$1" "$r/lib/modules/$1/build"
 	# the package's control file and postinst: tests/pkg/fixtures/fake-headers-deb
 	sed -e "s|@KVER@|$1|g" -e "s|@DEPENDS@|${common:-linux-headers-$pt_fake_real}|" \

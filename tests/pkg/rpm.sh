@@ -125,6 +125,44 @@ else
 	tap_check $? "%post, an EL9 and a RHEL 10 kernel: dkms builds for 6.12.0-55.24.1.el10_0.x86_64 ($(tr '\n' ' ' < "$ns/out"))"
 fi
 
+# --- the kernel-install hook: a failed build leaves one line, never a failure ---
+# The payload's 39-fuse-backport.install (scripts/kernel-hook.sh), before
+# dkms's 40-dkms.install, as kernel-install calls it ("add KVER DIR IMAGE"),
+# in a mount namespace with /var/lib on a tmpfs: DKMS has this version, its
+# install fails (a stub, exit 10) and the build's make.log ends with
+# scripts/build.sh's line. Expected: exit 0, one line naming the failure,
+# and the record that makes dkms.conf leave the kernel to the stock module.
+hook=$ns/payload/usr/lib/kernel/install.d/39-fuse-backport.install
+hk=6.12.0-55.99.1.el10_0.x86_64
+if [ ! -x "$hook" ]; then
+	tap_check 1 "the rpm has the kernel-install hook /usr/lib/kernel/install.d/39-fuse-backport.install"
+else
+	mkdir -p "$ns/hbin"
+	# shellcheck disable=SC2016
+	printf '#!/bin/sh
+[ "$1" = install ] && exit 10
+exit 0
+' > "$ns/hbin/dkms"
+	chmod +x "$ns/hbin/dkms"
+	# shellcheck disable=SC2016
+	PATH="$ns/hbin:$PATH" unshare -m sh -c '
+		mount --make-rprivate / && mount -t tmpfs fb-var /var/lib && mount -t tmpfs fb-modules /lib/modules || exit 99
+		mkdir -p "/lib/modules/$2/build/include" "/var/lib/dkms/fuse-backport/$3/source" "/var/lib/dkms/fuse-backport/$3/build"
+		echo "fuse-backport: $2: the build failed: modpost: file_write_and_wait_range (not exported by this kernel); full log: /x/kbuild.log" \
+			> "/var/lib/dkms/fuse-backport/$3/build/make.log"
+		sh "$1" add "$2" "/boot/loader/entries" "/lib/modules/$2/vmlinuz" 2> /tmp/fb-hook.err
+		echo "rc=$?"
+		sh "$1" remove "$2" 2>> /tmp/fb-hook.err
+		echo "rc=$?"
+		cat /tmp/fb-hook.err
+		echo "record: $(tr "\t" "|" < "/var/lib/fuse-backport/build-failed/$2")"
+		rm -f /tmp/fb-hook.err' _ "$hook" "$hk" "$ver" > "$ns/hook.out" 2>&1
+	[ "$(grep -c '^rc=0$' "$ns/hook.out")" = 2 ] &&
+		[ "$(grep -c "^$name-dkms: not installed for $hk: the build failed: modpost: file_write_and_wait_range (not exported by this kernel); full log: /x/kbuild.log; the stock FUSE stays in use on $hk" "$ns/hook.out")" = 1 ] &&
+		grep -qx "record: $ver|modpost: file_write_and_wait_range (not exported by this kernel); full log: /x/kbuild.log" "$ns/hook.out"
+	tap_check $? "kernel-install add $hk, its build failing: exit 0, one line, the kernel left to the stock module ($(grep -v '^rc=' "$ns/hook.out" | tr '\n' ' ' | cut -c1-160))"
+fi
+
 # --- the scriptlets for real ----------------------------------------------------
 if [ "$(pt_deb_state $name-dkms)" != not-installed ]; then
 	tap_skip "rpm install/erase with this host's dkms" "the Debian $name-dkms package owns $src here"

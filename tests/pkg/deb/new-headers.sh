@@ -41,6 +41,8 @@ else
 	tap_check $rc "apt install $(basename "$hdr_deb") exits 0"
 	[ $rc = 0 ] || pt_log "$pt_tmp/hdr-in.log" 15
 	check_kernel "$hdr_k" "$pt_tmp/hdr-in.log" "$ver"
+	grep -q "^$pkg: built and installed for $hdr_k\$" "$pt_tmp/hdr-in.log"
+	tap_check $? "$hdr_k: our kernel hook (00-fuse-backport, before dkms's) built and installed it"
 	grep -q -i "dkms.*auto.*install.*$hdr_k" "$pt_tmp/hdr-in.log"
 	tap_check $? "$hdr_k: the headers package's hook ran DKMS's autoinstall ($(grep -i -m 1 "dkms.*auto.*install.*$hdr_k" "$pt_tmp/hdr-in.log"))"
 fi

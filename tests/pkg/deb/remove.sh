@@ -49,15 +49,18 @@ if [ -n "${dropin_vm_k:-}" ]; then
 		tap_check $? "$what (version: $(echo "$out" | grep -x -m 1 'none\|[0-9].*'))"
 	fi
 fi
-# Left to purge: the conffile /etc/fuse-backport/fuse-backport.conf and the
-# takeover unit's link; dpkg --purge removes both.
+# Left to purge: the conffiles /etc/fuse-backport/fuse-backport.conf and
+# the kernel hooks (/etc/kernel/*/00-fuse-backport), the takeover unit's
+# link, /var/lib/fuse-backport; dpkg --purge removes them.
 dpkg --purge $pkg fuse-backport-tools > "$pt_tmp/purge.log" 2>&1
 rc=$?
 [ $rc = 0 ] && [ "$(pt_deb_state $pkg)" = not-installed ]
 tap_check $? "dpkg --purge: dpkg knows nothing of $pkg"
 [ $rc = 0 ] || pt_log "$pt_tmp/purge.log"
-[ ! -e /etc/fuse-backport ] && [ ! -e /etc/systemd/system/sysinit.target.wants/fuse-backport-takeover.service ]
-tap_check $? "dpkg --purge: /etc/fuse-backport and the takeover unit's link are gone"
+[ ! -e /etc/fuse-backport ] && [ ! -e /etc/systemd/system/sysinit.target.wants/fuse-backport-takeover.service ] &&
+	[ ! -e /etc/kernel/header_postinst.d/00-fuse-backport ] && [ ! -e /etc/kernel/postinst.d/00-fuse-backport ] &&
+	[ ! -e /var/lib/fuse-backport ]
+tap_check $? "dpkg --purge: /etc/fuse-backport, the kernel hooks, /var/lib/fuse-backport and the takeover unit's link are gone"
 dpkg --audit > "$pt_tmp/audit.log" 2>&1
 [ ! -s "$pt_tmp/audit.log" ]
 tap_check $? "dpkg --audit: nothing half-installed or half-configured"
