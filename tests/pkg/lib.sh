@@ -38,6 +38,8 @@
 #   pt_trees_lacking DIR FILE  those under DIR without FILE, each after a space
 #   pt_tree_clean LIST SRC     nothing built or foreign (developer tooling:
 #                       dev/) under SRC in LIST
+#   pt_hardened BIN     what BIN lacks of bind-now, pie, relro,
+#                       stack-protector and fortify (readelf, nm), or nothing
 #   pt_fake_headers_deb KVER DIR [ROOT [GLOB [whole]]]   build
 #                       DIR/linux-headers-KVER.deb: the headers of an
 #                       installed Debian kernel (of ROOT, default /; the first
@@ -199,6 +201,16 @@ pt_tree_missing() {
 
 pt_tree_clean() {
 	! grep -E -q "^$2/(build/|tests/|debian/|rpm/|dev/)|\.(o|ko|cmd)$" "$1"
+}
+
+pt_hardened() {
+	pt_h=""
+	readelf -d "$1" 2> /dev/null | grep -q 'BIND_NOW' || pt_h="$pt_h bind-now"
+	readelf -d "$1" 2> /dev/null | grep -q 'FLAGS_1.*PIE' || pt_h="$pt_h pie"
+	readelf -lW "$1" 2> /dev/null | grep -q 'GNU_RELRO' || pt_h="$pt_h relro"
+	nm -D "$1" 2> /dev/null | grep -q ' __stack_chk_fail' || pt_h="$pt_h stack-protector"
+	nm -D "$1" 2> /dev/null | grep -q ' __[a-z]*_chk' || pt_h="$pt_h fortify"
+	echo "${pt_h# }"
 }
 
 pt_fake_headers_deb() {

@@ -56,6 +56,12 @@ rel=$(q --qf '%{RELEASE}')
 conf=$(rpm -qp --conflicts "$trpm" 2> /dev/null | sort | tr '\n' ';')
 [ -n "$trpm" ] && [ "$conf" = "$name-dkms < $ver-$rel;$name-dkms > $ver-$rel;" ]
 tap_check $? "fuse-backport-tools conflicts with every other version of $name-dkms (lockstep): ${conf:-none}"
+# Debian's rpm macros give no hardening flags: tools/Makefile adds them.
+mkdir -p "$pt_tmp/tools-rpm"
+(cd "$pt_tmp/tools-rpm" && rpm2cpio "$trpm" | cpio -idm --quiet) 2> /dev/null
+lacks=$(pt_hardened "$pt_tmp/tools-rpm/usr/bin/fuse-backport")
+[ -f "$pt_tmp/tools-rpm/usr/bin/fuse-backport" ] && [ -z "$lacks" ]
+tap_check $? "the tools rpm's /usr/bin/fuse-backport is hardened: bind-now, pie, relro, stack protector, fortify${lacks:+ (lacks: $lacks)}"
 
 src=/usr/src/$name-$ver
 q -l > "$pt_tmp/files"

@@ -96,3 +96,8 @@ tools1=""
 for f in "$pt_tmp/out1/fuse-backport-tools_$ver"-*.deb; do
 	[ -f "$f" ] && tools1=$f
 done
+rm -rf "$pt_tmp/tools-deb"
+dpkg-deb -x "$tools1" "$pt_tmp/tools-deb" 2> /dev/null
+lacks=$(pt_hardened "$pt_tmp/tools-deb/usr/bin/fuse-backport")
+[ -f "$pt_tmp/tools-deb/usr/bin/fuse-backport" ] && [ -z "$lacks" ]
+tap_check $? "the tools .deb's /usr/bin/fuse-backport is hardened: bind-now, pie, relro, stack protector, fortify${lacks:+ (lacks: $lacks)}"
