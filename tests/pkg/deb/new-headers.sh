@@ -42,7 +42,9 @@ else
 	[ $rc = 0 ] || pt_log "$pt_tmp/hdr-in.log" 15
 	check_kernel "$hdr_k" "$pt_tmp/hdr-in.log" "$ver"
 	grep -q "^$pkg: built and installed for $hdr_k\$" "$pt_tmp/hdr-in.log"
-	tap_check $? "$hdr_k: our kernel hook (00-fuse-backport, before dkms's) built and installed it"
+	rc=$?
+	tap_check $rc "$hdr_k: our kernel hook (00-fuse-backport, before dkms's) built and installed it"
+	[ $rc = 0 ] || grep -n -A3 'header_postinst.d/' "$pt_tmp/hdr-in.log" | sed 's/^/#   /' | head -n 20
 	grep -q -i "dkms.*auto.*install.*$hdr_k" "$pt_tmp/hdr-in.log"
 	tap_check $? "$hdr_k: the headers package's hook ran DKMS's autoinstall ($(grep -i -m 1 "dkms.*auto.*install.*$hdr_k" "$pt_tmp/hdr-in.log"))"
 fi
