@@ -216,6 +216,21 @@ case $msg in
 *"outside every base"*) ok "dkms.conf skips a kernel outside every base: $msg" ;;
 *) notok "dkms.conf skips a kernel outside every base: $msg" ;;
 esac
+# The renamed module DKMS built is the one dkms remove takes, whatever
+# FB_PREFIX says when it runs: a module built with FB_PREFIX=acmefs (a fake
+# DKMS tree) is listed by a read without FB_PREFIX, as a prerm does.
+# shellcheck disable=SC2016 # expanded by bash -c
+pv=$(kernelver="" kernel_source_dir="" bash -c '. "$1" 2>/dev/null; echo "$PACKAGE_VERSION"' _ "$work/repo/dkms.conf")
+mkdir -p "$work/dkmstree/fuse-backport/$pv/6.12.95-fakey/x86_64/module"
+: > "$work/dkmstree/fuse-backport/$pv/6.12.95-fakey/x86_64/module/acmefs.ko.xz"
+# shellcheck disable=SC2016 # expanded by bash -c
+msg=$(env -u FB_PREFIX action=remove dkms_tree="$work/dkmstree" kernelver=6.12.95-fakey kernel_source_dir="$work/noconfig" \
+	bash -c '. "$1" 2>/dev/null; echo "${BUILT_MODULE_NAME[*]}"' _ "$work/repo/dkms.conf")
+if [ "$msg" = acmefs ]; then
+	ok "dkms.conf lists the renamed module DKMS built (acmefs) for a read without FB_PREFIX"
+else
+	notok "dkms.conf lists the renamed module DKMS built (acmefs) for a read without FB_PREFIX: '$msg'"
+fi
 
 # 8. Probes by signature (docs/design.md, "Probes"). A fake kernel is a
 # copy of the arch part of an installed headers tree (its -common part is
