@@ -93,14 +93,15 @@ fi
 # --- %post on hosts without a served kernel (EL9, Fedora) and with one ---------
 # The real %post in a mount namespace of its own: /lib/modules holds fake
 # kernels only, /usr/src the package's payload; uname and dkms are stubs
-# (dkms logs its calls; its build says "excluded", 77).
+# (dkms logs its calls; its build of an EL9 kernel says "excluded", 77, as
+# dkms.conf would, any other succeeds).
 ns=$pt_tmp/ns
 mkdir -p "$ns/bin" "$ns/payload"
 (cd "$ns/payload" && rpm2cpio "$rpmf" | cpio -idm --quiet) 2> /dev/null
 # shellcheck disable=SC2016
 printf '#!/bin/sh\n[ "$1" = -r ] && exec echo "$FB_NS_RUNNING"\nexec /bin/uname "$@"\n' > "$ns/bin/uname"
 # shellcheck disable=SC2016
-printf '#!/bin/sh\necho "$*" >> "$FB_NS_LOG"\n[ "$1" = build ] && exit 77\nexit 0\n' > "$ns/bin/dkms"
+printf '#!/bin/sh\necho "$*" >> "$FB_NS_LOG"\ncase "$1 $*" in "build "*.el9*) exit 77 ;; esac\nexit 0\n' > "$ns/bin/dkms"
 chmod +x "$ns/bin/uname" "$ns/bin/dkms"
 # post_ns RUNNING KVER...: %post with these kernels installed (each with
 # headers); its output in $ns/out, its dkms calls in $ns/dkms
