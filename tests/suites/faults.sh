@@ -326,15 +326,6 @@ ack_fault() {	# ack_fault MODE FAULT
 	abort) { ctl_ok && [ -n "$conn" ] && echo 1 > "$FB_CTL/$conn/abort"; } || af_ev="no abort file for the mount" ;;
 	"umount -l") umount -l "$FB_MNT" || af_ev="umount -l failed" ;;
 	esac
-	# writers still there $bound s after the event (their timeout ends them
-	# a little later): the stacks of the blocked tasks, for what they wait on
-	if ! fb_wait_while $((bound * 10)) kill -0 "$af_pid" 2> /dev/null; then
-		tap_diag "[$1] $2: writers still running $bound s after it; blocked tasks (sysrq w):"
-		echo w > /proc/sysrq-trigger 2> /dev/null
-		sleep 1
-		dmesg -t | sed -n '/sysrq: Show Blocked State/,$p' | grep -E 'task:|^ *[a-z_.0-9]+\+0x' | head -n 60 |
-			while IFS= read -r l; do tap_diag "    $l"; done
-	fi
 	wait "$af_pid"
 	af_rc=$?
 	fb_cleanup
