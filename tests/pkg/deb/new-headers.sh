@@ -42,7 +42,7 @@ else
 	[ $rc = 0 ] || pt_log "$pt_tmp/hdr-in.log" 15
 	check_kernel "$hdr_k" "$pt_tmp/hdr-in.log" "$ver"
 	# (apt runs dpkg on a pty: its lines end in CR LF)
-	grep -q "^$pkg: built and installed for $hdr_k[[:space:]]*\$" "$pt_tmp/hdr-in.log"
+	grep -q "^$pkg: built and installed for ${hdr_k}[[:space:]]*\$" "$pt_tmp/hdr-in.log"
 	rc=$?
 	tap_check $rc "$hdr_k: our kernel hook (00-fuse-backport, before dkms's) built and installed it"
 	[ $rc = 0 ] || grep -n -A3 'header_postinst.d/' "$pt_tmp/hdr-in.log" | sed 's/^/#   /' | head -n 20
