@@ -340,8 +340,8 @@ while read -r name mode trigger caller daemon <&3; do
 		2> "$FB_SCRATCH/daemon.err"
 	mrc=$?
 	if [ $mrc != 0 ]; then
-		if grep -q FUSE_PASSTHROUGH "$FB_SCRATCH/daemon.err"; then
-			pt_missing="$FB_FSTYPE lacks passthrough: $(grep -m 1 FUSE_PASSTHROUGH "$FB_SCRATCH/daemon.err")"
+		if grep -q 'did not offer FUSE_PASSTHROUGH in INIT' "$FB_SCRATCH/daemon.err"; then
+			pt_missing="mount: $(grep -m 1 'did not offer FUSE_PASSTHROUGH' "$FB_SCRATCH/daemon.err")"
 			tap_skip "$name ($op)" "$pt_missing"
 			tap_skip "$name: unmount" "$pt_missing"
 		else

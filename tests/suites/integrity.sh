@@ -337,8 +337,8 @@ for m in $modes; do
 	margs=$(fb_mode_args "$m") || { tap_check 1 "[$m] known mode"; continue; }
 	# shellcheck disable=SC2086 # several options
 	if ! fb_mount $margs --threads 4 2> "$FB_SCRATCH/daemon.err"; then
-		if grep -q 'FUSE_PASSTHROUGH' "$FB_SCRATCH/daemon.err"; then
-			why="$FB_FSTYPE lacks passthrough: $(grep -m 1 FUSE_PASSTHROUGH "$FB_SCRATCH/daemon.err")"
+		if grep -q 'did not offer FUSE_PASSTHROUGH in INIT' "$FB_SCRATCH/daemon.err"; then
+			why="mount: $(grep -m 1 'did not offer FUSE_PASSTHROUGH' "$FB_SCRATCH/daemon.err")"
 			nt=$ntests_mode
 			case $m in passthrough | pt-parallel) nt=$((ntests_mode + 2)) ;; esac
 			tap_skip_n $nt "[$m]" "$why"
