@@ -181,7 +181,7 @@ void judge(struct fuse_state *st)
 					   r->ours.version,
 					   srv->loaded ? ": it takes over after rmmod (no mount of that type left) and modprobe, or a reboot" : ""));
 		else if (!srv->loaded && !strcmp(r->flavor, "renamed"))
-			problem(st, fb_fmt("%s is not loaded, so %s does not exist: modprobe %s (and list it in /etc/modules-load.d/ to load it at boot)",
+			problem(st, fb_fmt("%s is not loaded, so %s does not exist: modprobe %s (at boot, fuse-backport-takeover.service loads it: systemctl enable fuse-backport-takeover)",
 					   srv->modname, srv->device, srv->modname));
 		else if (srv->loaded_is_installed == 0 ||
 			 (srv->loaded && srv->loaded_is_installed < 0 && srv->file.file &&

@@ -8,7 +8,9 @@
  *   fuse-backport takeover            the setting and the state
  *   fuse-backport takeover on|off     switch it now (the setting stays)
  *   fuse-backport takeover boot       what the boot unit runs: on where
- *                                     TAKEOVER=yes and FUSE is built in
+ *                                     TAKEOVER=yes and FUSE is built in;
+ *                                     with TAKEOVER=no there, the module
+ *                                     loaded beside it (/dev/fusebp)
  *
  * Every refusal is one line and changes nothing; the kernel logs its own.
  */
@@ -98,9 +100,10 @@ const char *takeover_served_by(const char *sb_dev)
 	return who;
 }
 
-static int modprobe_takeover(void)
+/* modprobe FB_PREFIX with PARAM (NULL: none); 0 when it is loaded */
+static int modprobe_ours(char *param)
 {
-	char *argv[] = { "/sbin/modprobe", "-q", FB_PREFIX, "takeover=1", NULL };
+	char *argv[] = { "/sbin/modprobe", "-q", FB_PREFIX, param, NULL };
 	int status;
 	char *out = fb_capture(argv, &status);
 
@@ -203,7 +206,7 @@ static int switch_on(void)
 		return 0;
 	}
 	if (takeover_active() < 0) {
-		if (modprobe_takeover()) {
+		if (modprobe_ours("takeover=1")) {
 			fb_msg("takeover refused: modprobe %s takeover=1 failed (is %s installed for this kernel? see the kernel log)",
 			       FB_PREFIX, FB_PREFIX);
 			return 1;
@@ -242,19 +245,46 @@ static int switch_off(void)
 	return 0;
 }
 
-/* The boot unit: on if configured, else nothing; never fails a boot for a kernel it does not fit. */
+/*
+ * Without the takeover, the renamed module is loaded beside the built-in
+ * FUSE, so that /dev/fusebp exists after boot for run and mount.fusebp.
+ * The boot unit does it rather than a modules-load.d entry: that would
+ * name a module drop-in kernels do not have, and systemd-modules-load
+ * fails the boot's unit for it. A module that is not there for this kernel
+ * is one line, not a failure: status says what is missing.
+ */
+static int boot_side_by_side(void)
+{
+	if (takeover_active() >= 0) {
+		printf("takeover: %s is loaded beside the built-in FUSE (/dev/%s)\n",
+		       FB_PREFIX, FB_PREFIX);
+		return 0;
+	}
+	if (modprobe_ours(NULL)) {
+		printf("takeover: %s could not be loaded (is it installed for this kernel? fuse-backport status)\n",
+		       FB_PREFIX);
+		return 0;
+	}
+	printf("takeover: %s loaded beside the built-in FUSE (/dev/%s)\n", FB_PREFIX, FB_PREFIX);
+	return 0;
+}
+
+/* The boot unit: on if configured, else fusebp side by side where FUSE is built in; never fails a boot for a kernel it does not fit. */
 static int boot(void)
 {
 	char *why;
 	int conf = takeover_configured(&why);
+	char fuse = running_fuse();
 
 	if (conf != 1) {
 		printf("takeover: not configured (%s)\n", why);
 		free(why);
-		return conf == -2 ? 1 : 0;
+		if (conf == -2)
+			return 1;
+		return fuse == 'y' ? boot_side_by_side() : 0;
 	}
 	free(why);
-	if (running_fuse() != 'y') {
+	if (fuse != 'y') {
 		printf("takeover: not applicable: FUSE is not built into this kernel\n");
 		return 0;
 	}
@@ -289,7 +319,8 @@ int fb_cmd_takeover(int argc, char **argv)
 		printf("usage: fuse-backport takeover [on|off|boot]\n"
 		       "  (none)  the setting (TAKEOVER= in " FB_CONF_FILE ") and the state\n"
 		       "  on|off  switch the takeover of the built-in FUSE now\n"
-		       "  boot    on, where TAKEOVER=yes and FUSE is built in (the boot unit)\n");
+		       "  boot    on, where TAKEOVER=yes and FUSE is built in; with TAKEOVER=no\n"
+		       "          there, " FB_PREFIX " loaded beside it (the boot unit)\n");
 		return 0;
 	}
 	fb_msg("usage: fuse-backport takeover [on|off|boot]");

@@ -261,7 +261,28 @@ if [ "$flavor" = renamed ]; then
 	[ "$rc" = 1 ] && [ "$(impl "$t" state)" = "not loaded" ] && [ "$(impl "$t" kind)" = "$kind" ] &&
 		j '.problems[]' | grep -q "modprobe $t"
 	tap_check $? "installed but not loaded: degraded, says modprobe $t"
-	insmod "$updates/$t.ko.xz"
+	# What loads it at boot without the takeover (issue 29, item 9): the
+	# boot unit's 'takeover boot' with TAKEOVER=no, through modprobe.
+	# modprobe reads modules.dep.bin: one made by depmod for a tree that
+	# holds the installed module (as DKMS's depmod would), shadowed over
+	# this kernel's for the test.
+	mr=$S/modroot/lib/modules/$kver
+	mkdir -p "$mr/updates/dkms" /etc/fuse-backport
+	cp "$updates/$t.ko.xz" "$mr/updates/dkms/" &&
+		for f in modules.order modules.builtin modules.builtin.modinfo; do
+			[ ! -f "/lib/modules/$kver/$f" ] || cp "/lib/modules/$kver/$f" "$mr/"
+		done &&
+		depmod -b "$S/modroot" "$kver" 2> "$S/depmod.err" &&
+		shadow "/lib/modules/$kver/modules.dep.bin" &&
+		cat "$mr/modules.dep.bin" > "/lib/modules/$kver/modules.dep.bin"
+	echo TAKEOVER=no > /etc/fuse-backport/fuse-backport.conf
+	"$tool" takeover boot > "$S/boot.out" 2>&1
+	b=$?
+	[ $b = 0 ] && [ -c "/dev/$t" ] && [ "$(cat "/sys/module/$t/parameters/takeover")" = 0 ] &&
+		grep -q "^takeover: $t loaded beside the built-in FUSE (/dev/$t)\$" "$S/boot.out"
+	tap_check $? "the boot unit, TAKEOVER=no: loads $t beside the built-in FUSE, /dev/$t exists (exit $b: $(tr '\n' ' ' < "$S/boot.out"))"
+	rm -f /etc/fuse-backport/fuse-backport.conf
+	[ -d "/sys/module/$t" ] || insmod "$updates/$t.ko.xz"
 	status
 	[ "$(impl "$t" state)" = loaded ] && [ "$(impl "$t" loaded_is_installed)" = true ] &&
 		{ [ "$newest" != "$kver" ] || [ "$rc" = 0 ]; }
