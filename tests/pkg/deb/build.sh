@@ -77,8 +77,8 @@ done
 deps=$(dpkg-deb -f "$deb1" Depends)
 arch=$(dpkg-deb -f "$deb1" Architecture)
 sugg=$(dpkg-deb -f "$deb1" Recommends)
-echo "$deps" | grep -q 'dkms' && echo "$deps" | grep -q 'linux-headers-generic' &&
-	[ "$arch" = all ] && [ "$sugg" = fuse-backport-tools ]
+echo "$deps" | grep -q 'dkms' && ! echo "$deps" | grep -q 'linux-headers' &&
+	[ "$arch" = all ] && [ "$sugg" = "fuse-backport-tools, linux-headers-generic | linux-headers" ]
 tap_check $? "control: Architecture $arch; Depends: $deps; Recommends: $sugg"
 
 mkdir "$pt_tmp/ctl"
