@@ -152,9 +152,20 @@ install)
 	w=$2
 	shift 2
 	r=$(root_of "$w")
+	# One installer a place at a time, and "installed" is dpkg's word, not
+	# a file of the package: a build beside an install (a developer's
+	# section run beside make check) must neither find the root's dpkg
+	# locked nor take a half-unpacked tree for installed.
+	if [ "$w" != host ]; then
+		make_root "$w"
+		exec 7> "$r.install.lock"
+		flock 7 || die "cannot lock $r.install.lock"
+	fi
 	pkgs=""
 	for k in "$@"; do
-		[ -f "$r/usr/src/linux-headers-$k/.config" ] || pkgs="$pkgs linux-headers-$k"
+		# shellcheck disable=SC2016 # dpkg-query's format, not the shell's
+		st=$(in_root "$r" dpkg-query -W -f '${Status}' "linux-headers-$k" 2> /dev/null)
+		[ "$st" = "install ok installed" ] || pkgs="$pkgs linux-headers-$k"
 	done
 	[ -n "$pkgs" ] || exit 0
 	if [ "$w" = host ]; then
@@ -163,9 +174,8 @@ install)
 		apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=600 $pkgs > /dev/null ||
 			die "apt-get install$pkgs failed"
 	else
-		make_root "$w"
 		# shellcheck disable=SC2086 # a list of package names
-		in_root "$r" apt-get install -y -q --no-install-recommends $pkgs > /dev/null ||
+		in_root "$r" apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=600 $pkgs > /dev/null ||
 			die "apt-get install$pkgs failed in the $w root"
 	fi
 	;;
