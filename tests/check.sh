@@ -192,6 +192,7 @@ section pkg-kmod sh tests/pkg/kmod.sh
 section pkg-secureboot sh tests/pkg/secureboot.sh
 section pkg-reboot sh tests/pkg/reboot.sh
 section pkg-headers sh tests/pkg/headers.sh
+section pkg-fallback sh tests/pkg/fallback.sh
 section pkg-trixie sh tests/pkg/trixie.sh
 section pkg-repo sh tests/pkg/repo.sh
 # The VM sections: what each kernel runs is the tier's (tests/tiers/*: vm,

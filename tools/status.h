@@ -7,7 +7,8 @@
  *                     throwaway-mount probe (probe.c); no judgement;
  *                     its parts: status_kernels.c (installed kernels),
  *                     status_servers.c (who serves each type),
- *                     status_mounts.c (FUSE mounts)
+ *                     status_mounts.c (FUSE mounts),
+ *                     status_signing.c (module signatures)
  *   status_judge.c    decide: who serves each type (a decision table),
  *                     the problems and notes, the exit status
  *   status_print.c    print it: text for a terminal, or JSON
@@ -57,6 +58,7 @@ struct modinfo {
 	char *flavor;
 	char *base;
 	char *srcversion;
+	char *signer;
 };
 
 /* How new mounts of one file system type are served. */
@@ -107,6 +109,13 @@ struct fuse_mount_entry {
 	const char *served_by;	/* FB_PREFIX, "built-in", NULL: unknown */
 };
 
+/* Module signatures on the running kernel (status_signing.c). */
+struct sig_info {
+	int enforced;		/* 1, 0, -1 unknown */
+	char *why;		/* what enforces them, or why not */
+	int secure_boot;	/* 1, 0, -1 unknown */
+};
+
 /* The takeover of a built-in FUSE (takeover.c). */
 struct takeover_info {
 	int configured;		/* TAKEOVER=: 1 yes, 0 no, -1 not set, -2 invalid */
@@ -126,6 +135,7 @@ struct fuse_state {
 	struct kernel *running;	/* may be NULL: not under /lib/modules */
 	struct kernel *newest;
 	struct takeover_info takeover;
+	struct sig_info signing;
 	struct fuse_mount_entry *mounts;
 	int nmounts;
 	char **problems;
@@ -157,6 +167,10 @@ char kernel_fuse_config(const char *kver, char **evidence);
 void read_kallsyms(struct fuse_state *st);
 void survey_type_server(struct fuse_state *st, struct type_server *srv, const char *fstype,
 			const char *modname);
+
+/* status_signing.c */
+void survey_signing(struct fuse_state *st);
+char *ours_signed_by(const struct fuse_state *st);
 
 /* status_mounts.c */
 int survey_mounts(struct fuse_state *st);

@@ -59,6 +59,8 @@ bool modinfo_read(const char *file, struct modinfo *mi)
 			mi->base = fb_strdup(v);
 		else if (!strcmp(line, "srcversion"))
 			mi->srcversion = fb_strdup(v);
+		else if (!strcmp(line, "signer"))
+			mi->signer = fb_strdup(v);
 	}
 	free(out);
 	return true;
@@ -160,6 +162,7 @@ int collect_status(struct fuse_state *st)
 	survey_type_server(st, &st->servers[1], FB_PREFIX, FB_PREFIX);
 	st->takeover.configured = takeover_configured(&st->takeover.evidence);
 	st->takeover.active = takeover_active();
+	survey_signing(st);
 	if (st->takeover.active == 1)
 		takeover_serves_fuse(st);
 	return 0;

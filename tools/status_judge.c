@@ -157,6 +157,21 @@ static void judge_takeover(struct fuse_state *st)
 					st->mounts[i].mountpoint));
 }
 
+/*
+ * Why ours may not be what serves where the kernel enforces module
+ * signatures: modprobe's fallback (scripts/modprobe-stock.sh) loads the
+ * kernel's own module in its place.
+ */
+static const char *sig_hint(const struct fuse_state *st)
+{
+	char *by = ours_signed_by(st);
+	const char *s = fb_fmt(": the kernel enforces module signatures (%s) and ours is %s, so it cannot load unless that key is enrolled (mokutil --import /var/lib/dkms/mok.pub, then reboot) or the modules are signed centrally (docs/runbook.md); the kernel's own module loads in its place",
+			       st->signing.why, by ? by : "not installed");
+
+	free(by);
+	return s;
+}
+
 void judge(struct fuse_state *st)
 {
 	struct kernel *r = st->running;
@@ -179,10 +194,12 @@ void judge(struct fuse_state *st)
 			problem(st, fb_fmt("-t %s is served by %s, not by our installed %s (%s)%s",
 					   srv->fstype, server_kind_text[srv->kind], r->ours.file,
 					   r->ours.version,
+					   st->signing.enforced == 1 ? sig_hint(st) :
 					   srv->loaded ? ": it takes over after rmmod (no mount of that type left) and modprobe, or a reboot" : ""));
 		else if (!srv->loaded && !strcmp(r->flavor, "renamed"))
-			problem(st, fb_fmt("%s is not loaded, so %s does not exist: modprobe %s (at boot, fuse-backport-takeover.service loads it: systemctl enable fuse-backport-takeover)",
-					   srv->modname, srv->device, srv->modname));
+			problem(st, fb_fmt("%s is not loaded, so %s does not exist: modprobe %s (at boot, fuse-backport-takeover.service loads it: systemctl enable fuse-backport-takeover)%s",
+					   srv->modname, srv->device, srv->modname,
+					   st->signing.enforced == 1 ? sig_hint(st) : ""));
 		else if (srv->loaded_is_installed == 0 ||
 			 (srv->loaded && srv->loaded_is_installed < 0 && srv->file.file &&
 			  strcmp(srv->version ? srv->version : "",

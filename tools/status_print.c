@@ -3,6 +3,7 @@
  * fuse-backport status, step 3: print what was collected and judged, as
  * text for a terminal or as one JSON object.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "status.h"
@@ -34,6 +35,7 @@ static void json_kv(FILE *f, const char *k, const char *v, bool comma)
 void print_json(const struct fuse_state *st)
 {
 	FILE *f = stdout;
+	char *by;
 	int i;
 
 	fputs("{\n  ", f);
@@ -78,6 +80,16 @@ void print_json(const struct fuse_state *st)
 	json_kv(f, "evidence", st->takeover.evidence, true);
 	fputs("\"active\": ", f);
 	json_yes_no_null(f, st->takeover.active);
+	fputs("},\n  \"module_signatures\": {\"enforced\": ", f);
+	json_yes_no_null(f, st->signing.enforced);
+	fputs(", ", f);
+	json_kv(f, "evidence", st->signing.why, true);
+	fputs("\"secure_boot\": ", f);
+	json_yes_no_null(f, st->signing.secure_boot);
+	fputs(", ", f);
+	by = ours_signed_by(st);
+	json_kv(f, "ours", by, false);
+	free(by);
 	fputs("},\n  \"mounts\": [", f);
 	for (i = 0; i < st->nmounts; i++) {
 		fputs(i ? ",\n    {" : "\n    {", f);
@@ -154,6 +166,16 @@ static void print_takeover(const struct fuse_state *st)
 	       t->active == 1 ? FB_PREFIX " (ours)" : "the built-in FUSE");
 }
 
+static void print_signing(const struct fuse_state *st)
+{
+	char *by = ours_signed_by(st);
+
+	printf("module signatures: %s (%s)%s%s\n",
+	       st->signing.enforced == 1 ? "enforced" : st->signing.enforced == 0 ? "not enforced" : "unknown",
+	       st->signing.why, by ? "; ours for this kernel: " : "", by ? by : "");
+	free(by);
+}
+
 void print_text(const struct fuse_state *st)
 {
 	const struct kernel *r = st->running;
@@ -167,6 +189,7 @@ void print_text(const struct fuse_state *st)
 	else
 		printf("\n");
 	print_takeover(st);
+	print_signing(st);
 	for (i = 0; i < 2; i++) {
 		const struct type_server *srv = &st->servers[i];
 
