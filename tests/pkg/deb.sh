@@ -9,7 +9,10 @@
 # headers, a kernel that cannot have the module gets one line, apt
 # succeeds), then apt upgrade to today's product version: DKMS rebuilds, the
 # old DKMS tree and /usr/src tree are gone, every module has its base's
-# MODULE_VERSION; the modules are signed and, in a VM, load; a 6.1 kernel's
+# MODULE_VERSION; the modules are signed and, in a VM, load; the drop-in
+# kernel's initramfs (made with fuse3's hook) keeps the kernel's own fuse.ko
+# under the previous package, holds ours after the upgrade and the kernel's
+# own again after apt remove; a 6.1 kernel's
 # headers package installed again after ours is built for by DKMS's own
 # hook; a kernel without headers and one outside every base (faked:
 # 7.4.0-fake) are skipped with our message at the upgrade, and so is a kernel whose headers make a required
@@ -52,6 +55,7 @@ remove_fakes() {
 
 pt_cleanup() {
 	[ -z "${red_noauto:-}" ] || rm -f /etc/dkms/no-autoinstall
+	[ -z "${irk_made:-}" ] || rm -f "/boot/initrd.img-$irk"
 	remove_fakes
 	# the headers the autoinstall test took away come back
 	if [ -n "${hdr_k:-}" ] && [ "$(pt_deb_state "linux-headers-$hdr_k")" != installed ]; then

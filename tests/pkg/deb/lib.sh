@@ -102,3 +102,11 @@ vm_check() { # KVER MODULE
 	echo "$out" | grep -qx "$mv" && echo "$out" | grep -q "/updates/dkms/$2.ko"
 	tap_check $? "$what"
 }
+
+# initrd_fuse KVER: the fuse.ko in /boot/initrd.img-KVER, as a path under
+# lib/modules/KVER/ (kernel/fs/fuse/fuse.ko: the kernel's own,
+# updates/dkms/fuse.ko: ours), read with lsinitramfs; empty: none
+initrd_fuse() {
+	lsinitramfs "/boot/initrd.img-$1" 2> /dev/null |
+		sed -n "s|^.*lib/modules/$1/\(.*/fuse\.ko\)\(\.[a-z0-9]*\)\{0,1\}\$|\1|p" | head -n 1
+}

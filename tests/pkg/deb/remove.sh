@@ -17,6 +17,11 @@ for k in $kernels; do
 done
 [ -z "$left" ]
 tap_check $? "no module of ours left in any /lib/modules/*/updates/dkms${left:+ ($left)}"
+if [ -n "$irk" ]; then
+	[ "$(initrd_fuse "$irk")" = kernel/fs/fuse/fuse.ko ] &&
+		grep -q "the initramfs of $irk held updates/dkms/fuse.ko; made again with the kernel's own (kernel/fs/fuse/fuse.ko)" "$pt_tmp/remove.log"
+	tap_check $? "$irk: apt remove made its initramfs again, with the kernel's own fuse.ko ($(initrd_fuse "$irk"); $(grep -m 1 'initramfs of' "$pt_tmp/remove.log"))"
+fi
 if [ -n "$gone_k" ]; then
 	# modprobe must not resolve to a module of ours any more. Whether it
 	# finds the stock fuse.ko depends on the kernel image being installed,

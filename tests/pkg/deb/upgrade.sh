@@ -7,6 +7,22 @@
 # `shellcheck -x tests/pkg/deb.sh` checks this part in its context.
 # shellcheck shell=sh disable=SC2154,SC2034,SC2086
 
+# --- an initramfs for the drop-in kernel ---------------------------------------
+# As a kernel install makes it, with fuse3's hook: the kernel's own fuse.ko
+# inside. Made here (and removed at the end) where the host has none.
+irk=""
+for k in $kernels; do
+	[ -f "/lib/modules/$k/kernel/fs/fuse/fuse.ko" ] && [ -f /usr/share/initramfs-tools/hooks/fuse ] &&
+		command -v mkinitramfs > /dev/null && irk=$k && break
+done
+if [ -n "$irk" ] && [ ! -e "/boot/initrd.img-$irk" ]; then
+	mkinitramfs -o "/boot/initrd.img-$irk" "$irk" > "$pt_tmp/mkinitramfs.log" 2>&1 && irk_made=1
+fi
+if [ -n "$irk" ]; then
+	[ "$(initrd_fuse "$irk")" = kernel/fs/fuse/fuse.ko ]
+	tap_check $? "$irk: its initramfs holds the kernel's own fuse.ko before any package of ours ($(initrd_fuse "$irk"))"
+fi
+
 # --- install the previous package ---------------------------------------------
 red_noauto=""
 if [ "${FB_PKG_RED:-0}" = 1 ] && [ ! -e /etc/dkms/no-autoinstall ]; then
@@ -56,6 +72,13 @@ for k in $kernels; do
 	case $k in 6.*) ;; *) continue ;; esac # served by every previous package
 	check_kernel "$k" "$pt_tmp/install0.log" "$prev" "$(prev_modver "$k")"
 done
+# The previous package left the initramfs as it was (issue 29, item 6): the
+# kernel's own fuse.ko, although modprobe loads ours.
+if [ -n "$irk" ] && [ -z "$red_noauto" ]; then
+	f=$(modinfo -k "$irk" -F filename fuse 2> /dev/null)
+	[ "$(initrd_fuse "$irk")" = kernel/fs/fuse/fuse.ko ] && case $f in */updates/dkms/fuse.ko*) true ;; *) false ;; esac
+	tap_check $? "$irk, previous package $debver0: modprobe loads ours ($f) but the initramfs keeps the kernel's own ($(initrd_fuse "$irk"))"
+fi
 
 # --- upgrade to today's product version, with a kernel without headers and one
 # we do not serve ----------------------------------------------------------------
@@ -110,6 +133,11 @@ for k in $kernels; do
 	check_kernel "$k" "$pt_tmp/install1.log" "$ver"
 done
 check_kernel $nohdr "$pt_tmp/install1.log" "$ver"
+if [ -n "$irk" ]; then
+	[ "$(initrd_fuse "$irk")" = updates/dkms/fuse.ko ] &&
+		grep -q "the initramfs of $irk held kernel/fs/fuse/fuse.ko; made again with ours (updates/dkms/fuse.ko)" "$pt_tmp/install1.log"
+	tap_check $? "$irk: the upgrade made its initramfs again, with our fuse.ko ($(initrd_fuse "$irk"); $(grep -m 1 'initramfs of' "$pt_tmp/install1.log"))"
+fi
 grep -q "not building for $fake7: kernel $fake7 is outside every base" "$pt_tmp/install1.log" &&
 	! dkms status -m $name 2> /dev/null | grep -q ", $fake7," && [ -z "$(our_modules $fake7)" ]
 tap_check $? "$fake7 (unsupported): skipped with our message, nothing built"

@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# An initramfs holds the fuse.ko that modprobe loads now. fuse3's
+# initramfs hook (Debian) and dracut's fuse module put fuse.ko in the
+# image: one made before our drop-in was installed keeps the kernel's own
+# module, and a FUSE or virtiofs root then keeps it even across a reboot;
+# one made while ours was installed keeps ours after its removal. For each
+# kernel whose initramfs holds a fuse.ko that is not the one modprobe
+# resolves now (ours under updates/, or the kernel's own), the image is
+# made again: update-initramfs on Debian, dracut elsewhere; one line each.
+# The package runs it after its builds (postinst, %post) and after DKMS
+# removed its modules (prerm, %preun). Kernels whose image holds no
+# fuse.ko, or the right one, are left alone.
+#
+# usage: scripts/initramfs.sh TAG [KVER...]   (default: every kernel with an
+#        initramfs in /boot)
+# exit: 0; an image that could not be made again is one line on stderr
+set -u
+
+tag=${1:?usage: initramfs.sh TAG [KVER...]}
+shift
+boot=/boot
+
+image_of() {
+	for img in "$boot/initrd.img-$1" "$boot/initramfs-$1.img"; do
+		[ -f "$img" ] && echo "$img" && return 0
+	done
+	return 1
+}
+
+# the fuse.ko in IMG, as a path under lib/modules/KVER/ (kernel/fs/fuse or
+# updates/dkms), without a compression suffix; empty: none
+held() {
+	if command -v lsinitramfs > /dev/null; then
+		lsinitramfs "$1" 2> /dev/null
+	elif command -v lsinitrd > /dev/null; then
+		lsinitrd "$1" 2> /dev/null | awk '{ print $NF }'
+	fi | sed -n "s|^.*lib/modules/$2/\(.*/fuse\.ko\)\(\.[a-z0-9]*\)\{0,1\}\$|\1|p" | head -n 1
+}
+
+# the fuse.ko modprobe loads for KVER, the same way; empty: none (built in)
+resolves() {
+	modinfo -k "$1" -F filename fuse 2> /dev/null | sed -n "s|^.*/lib/modules/$1/\(.*/fuse\.ko\)\(\.[a-z0-9]*\)\{0,1\}\$|\1|p"
+}
+
+remake() {
+	if command -v update-initramfs > /dev/null; then
+		update-initramfs -u -k "$1"
+	elif command -v dracut > /dev/null; then
+		dracut -f --kver "$1"
+	else
+		echo "no update-initramfs or dracut" >&2
+		return 1
+	fi
+}
+
+if [ $# = 0 ]; then
+	set --
+	for img in "$boot"/initrd.img-* "$boot"/initramfs-*.img; do
+		[ -f "$img" ] || continue
+		k=${img#"$boot"/initrd.img-}
+		k=${k#"$boot"/initramfs-}
+		set -- "$@" "${k%.img}"
+	done
+fi
+for k in "$@"; do
+	img=$(image_of "$k") || continue
+	have=$(held "$img" "$k")
+	want=$(resolves "$k")
+	if [ -z "$have" ] || [ -z "$want" ] || [ "$have" = "$want" ]; then
+		continue
+	fi
+	case $want in
+	updates/*) who="ours" ;;
+	*) who="the kernel's own" ;;
+	esac
+	if out=$(remake "$k" 2>&1 > /dev/null); then
+		echo "$tag: the initramfs of $k held $have; made again with $who ($want)"
+	else
+		echo "$tag: the initramfs of $k holds $have, not $who $want, and could not be made again: $(echo "$out" | tail -n 1)" >&2
+	fi
+done
+exit 0
