@@ -12,6 +12,9 @@
 #                                (UPSTREAM_TARBALL_7_2: default
 #                                linux-source-7.2's; UPSTREAM_TARBALL_7_3)
 #              OUT               output directory (default build/pkg)
+#              FB_RPM_DIST       the %{dist} of the Release (default .el10:
+#                                the packages are for EL 10; Debian's rpm
+#                                macros define none)
 #              RPMLINT=0         do not run rpmlint
 set -eu
 
@@ -58,7 +61,8 @@ done
 
 echo "rpm: building fuse-backport-dkms $ver"
 # --nodeps: the build requirements are Debian packages here, not in an rpmdb.
-rpmbuild -bb --nodeps --define "_topdir $work" "$@" "$spec" > "$work/build.log" 2>&1 || {
+dist=${FB_RPM_DIST-.el10}
+rpmbuild -bb --nodeps --define "_topdir $work" --define "dist $dist" "$@" "$spec" > "$work/build.log" 2>&1 || {
 	tail -n 30 "$work/build.log" >&2
 	pkg_die "rpmbuild failed (log: $work/build.log)"
 }
@@ -66,7 +70,7 @@ rpmbuild -bb --nodeps --define "_topdir $work" "$@" "$spec" > "$work/build.log" 
 tspec=$top/rpm/fuse-backport-tools.spec
 [ "$(sed -n 's/^Version:[[:space:]]*//p' "$tspec")" = "$ver" ] ||
 	pkg_die "rpm/fuse-backport-tools.spec is not at $ver: update Version and %changelog"
-rpmbuild -bb --nodeps --define "_topdir $work" "$tspec" > "$work/build-tools.log" 2>&1 || {
+rpmbuild -bb --nodeps --define "_topdir $work" --define "dist $dist" "$tspec" > "$work/build-tools.log" 2>&1 || {
 	tail -n 30 "$work/build-tools.log" >&2
 	pkg_die "rpmbuild of the tools failed (log: $work/build-tools.log)"
 }

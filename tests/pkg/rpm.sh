@@ -43,8 +43,8 @@ if [ -z "$rpmf" ]; then
 fi
 
 q() { rpm -qp "$@" "$rpmf" 2> /dev/null; }
-[ "$(q --qf '%{ARCH}')" = noarch ] && [ "$(q --qf '%{VERSION}')" = "$ver" ]
-tap_check $? "noarch, Version $(q --qf '%{VERSION}-%{RELEASE}') follows PACKAGE_VERSION $ver"
+[ "$(q --qf '%{ARCH}')" = noarch ] && [ "$(q --qf '%{VERSION}')" = "$ver" ] && [ "$(q --qf '%{RELEASE}')" = 1.el10 ]
+tap_check $? "noarch, Version $(q --qf '%{VERSION}-%{RELEASE}') follows PACKAGE_VERSION $ver, Release with EL 10's %{dist}"
 q -R | grep -q '^dkms' && ! q -R | grep -q '^perl('
 tap_check $? "requires dkms, and nothing found by scanning the source tree: $(q -R | grep -v rpmlib | sort -u | tr '\n' ' ')"
 
