@@ -99,7 +99,7 @@ cleanup() {
 	fb_cleanup
 	rm -rf "$fake"
 	for d in $mounted; do
-		umount "$d"
+		umount "$d" 2> /dev/null || umount -l "$d"
 	done
 	rmdir "$updates" 2> /dev/null
 }
