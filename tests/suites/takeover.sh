@@ -8,7 +8,9 @@
 # with one log line; disable with our mount alive; unload; 10 cycles; cuse;
 # bad requests (each one line, nothing changes); the tool (takeover
 # on/off/boot, TAKEOVER= in /etc/fuse-backport/fuse-backport.conf) and
-# status in each state.
+# status in each state. Unmodified userspace on the takeover (Debian's
+# daemons with the daemons suite's I/O checks, fusermount3 as a user, a user
+# namespace, a device cgroup, AppArmor): tests/suites/takeover/userspace.sh.
 # Who serves a mount: its connection (mountinfo's device) is in our control
 # fs ($FB_CTL) or in the built-in's (/sys/fs/fuse/connections).
 FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -26,11 +28,12 @@ if [ "$FB_FSTYPE" = fuse ]; then
 fi
 
 cleanup() {
-	for mp in "$S/bm" "$S/m" "$S/st" "$S/bi"; do
+	for mp in "$S/bm" "$S/m" "$S/st" "$S/bi" "$S/dm/m" "$S/nr/m" "$S/cgm" "$S/aam" "$S/aab"; do
 		while fb_mounted "$mp"; do
 			umount -l "$mp" 2> /dev/null || break
 		done
 	done
+	[ -f "$S/dm/sshd.pid" ] && kill "$(cat "$S/dm/sshd.pid")" 2> /dev/null
 	[ -w "$P" ] && echo 0 > "$P" 2> /dev/null
 }
 trap cleanup EXIT
@@ -168,7 +171,7 @@ cuse_loaded=0
 grep -q '^cuse ' /proc/modules && cuse_loaded=1
 modprobe cuse 2> "$S/cuse.err"
 tap_check "$([ $active = 1 ] && fb_wait_while 50 [ ! -c /dev/cuse ] && exec 9<> /dev/cuse && [ "$(param)" = 1 ]; echo $?)" \
-	"cuse loads during the takeover and /dev/cuse opens"
+	"cuse loads during the takeover and /dev/cuse opens ($(head -n 1 "$S/cuse.err"))"
 [ $cuse_loaded = 1 ] || rmmod cuse 2> /dev/null
 # virtiofs (built in on Debian's kernels) stays registered, on the built-in core
 if grep -qE '^CONFIG_VIRTIO_FS=y$' "/lib/modules/$(uname -r)/build/.config" 2> /dev/null; then
@@ -179,6 +182,10 @@ else
 	tap_check "$([ $active = 1 ] && { ! grep -qE "^nodev[[:space:]]+virtiofs\$" /proc/filesystems || [ -e /sys/module/virtiofs/refcnt ]; }; echo $?)" \
 		"virtiofs (a module here) is not touched by the takeover"
 fi
+
+# unmodified userspace on the takeover
+# shellcheck source=tests/suites/takeover/userspace.sh
+. "$FB_TOP/tests/suites/takeover/userspace.sh"
 
 # 10. disable with our mount alive
 klog_mark off

@@ -1,0 +1,256 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=sh
+# Part of the takeover suite (sourced by tests/suites/takeover.sh, with the
+# takeover active): unmodified userspace reaches ours through the names it
+# knows. Each test asserts which FUSE serves the mount (ours, the suite's
+# helper: the mount's connection is in our control fs, not the built-in's).
+#   a. Debian's mergerfs, sshfs, fuse-overlayfs and bindfs, each mounting
+#      itself as usual (-t fuse.*, no `fuse-backport run`), and the daemons
+#      suite's I/O checks (tests/lib/daemons.sh, shared with it): on
+#      fuse-overlayfs and mergerfs in the default tier, on all four with
+#      FB_CHECK_FULL=1 (bindfs's 4 KiB writes and sshfs's sshd cost over a
+#      minute under TCG); a daemon without them still mounts, is served by
+#      ours and unmounts;
+#   b. a non-root mount through fusermount3 (fuse-overlayfs as uid 65534 on
+#      a directory it owns), unmounted with fusermount3 -u;
+#   c. fuse-overlayfs as uid 65534 in a user namespace of its own (unshare
+#      --user --map-root-user --mount), the rootless-podman path: a mount(2)
+#      of the user namespace's root, FS_USERNS_MOUNT;
+#   d. a device cgroup (v1 devices) that allows only c 10:229: the test
+#      daemon mounts on /dev/fuse and is served by ours, and /dev/fusebp
+#      cannot be opened (EPERM) there;
+#   e. AppArmor: under a profile whose only mount rule is
+#      `mount fstype=fuse.*`, the test daemon's -t fuse.fbtestd mount is
+#      ours, and -t fusebp.fbtestd is denied.
+# FB_TAKEOVER_RED=off (a red run): the takeover is turned off before these
+# tests, so every daemon lands on the built-in FUSE and each "served by
+# ours" must fail.
+# Uses the suite's S, ours, refcnt, setp, param, mount_on, umount_at.
+if [ "${FB_TAKEOVER_RED:-}" = off ]; then
+	setp 0
+	tap_diag "FB_TAKEOVER_RED=off: the takeover is off for the userspace tests (parameter $(param)): a red run"
+fi
+us_t0=$(date +%s)
+us_t=$us_t0
+# us_lap WHAT: a diagnostic line, the seconds WHAT took
+us_lap() {
+	tap_diag "$1 took $(($(date +%s) - us_t)) s"
+	us_t=$(date +%s)
+}
+. "$FB_TOP/tests/lib/daemons.sh"
+DM_S=$S/dm DM_M=$S/dm/m
+mkdir -p "$DM_M"
+udevadm settle -t 10 2> /dev/null
+devmode=$(stat -c %a /dev/fuse 2> /dev/null)
+tap_diag "/dev/fuse: mode $devmode"
+
+# a. Debian's daemons, their own mounts: 4 tests each with the I/O
+# checks, 2 without
+io_on="fuse-overlayfs mergerfs"
+[ "${FB_CHECK_FULL:-0}" = 1 ] && io_on="bindfs fuse-overlayfs sshfs mergerfs"
+for d in bindfs fuse-overlayfs sshfs mergerfs; do
+	case " $io_on " in
+	*" $d "*) dio=1 ;;
+	*) dio=0 ;;
+	esac
+	if ! command -v "$d" > /dev/null; then
+		tap_check 1 "$d is installed (dev/deps.sh test)"
+		tap_check 1 "$d on the takeover (not installed)"
+		[ $dio = 1 ] && tap_check 1 "$d on the takeover: 3 MB (not installed)" && tap_check 1 "$d on the takeover: 4 writers (not installed)"
+		continue
+	fi
+	ver=$(dm_version "$d")
+	if [ "$d" = sshfs ] && ! dm_start_sshd 2> "$S/sshd.err"; then
+		tap_check 1 "sshd on 127.0.0.1:$dm_port for sshfs ($(head -n 1 "$S/sshd.err") $(tail -n 1 "$DM_S/sshd.log" 2> /dev/null))"
+		tap_check 1 "sshfs on the takeover (no sshd)"
+		[ $dio = 1 ] && tap_check 1 "sshfs on the takeover: 3 MB (no sshd)" && tap_check 1 "sshfs on the takeover: 4 writers (no sshd)"
+		continue
+	fi
+	dm_cmd "$d"
+	r0=$(refcnt)
+	t0=$(date +%s)
+	# shellcheck disable=SC2086 # the daemon's words
+	timeout 60 $dm_cmdline > "$S/dm.out" 2> "$S/dm.err"
+	rc=$?
+	ty=$(fb_fstype "$DM_M")
+	# A mount nobody serves blocks every access until INIT is answered.
+	tap_check "$([ $rc = 0 ] && case $ty in fuse | fuse.*) true ;; *) false ;; esac &&
+		ours "$DM_M" && [ "$(refcnt)" -gt "$r0" ] && timeout -k 2 30 ls "$DM_M" > /dev/null; echo $?)" \
+		"$d $ver, its own mount (no run): -t ${ty:-nothing}, served by ours (refcount $r0 -> $(refcnt)) (exit $rc $(head -n 1 "$S/dm.err"))"
+	if ! fb_mounted "$DM_M"; then
+		tap_check 1 "$d on the takeover: unmount (not mounted)"
+		[ $dio = 1 ] && tap_check 1 "$d on the takeover: 3 MB (not mounted)" && tap_check 1 "$d on the takeover: 4 writers (not mounted)"
+	elif [ $dio = 1 ]; then
+		dm_check_big "$d"
+		tap_check $? "$d on the takeover: 3 MB written and read back byte for byte (cold cache), the same bytes in the backing store"
+		dm_check_parallel
+		tap_check $? "$d on the takeover: 4 parallel writers on one file: every writer's bytes in place (mount and backing store)"
+		dm_check_unlink && dm_umount "${dm_cmdline%% *}"
+		tap_check $? "$d on the takeover: unlink, unmount, the daemon exits ($(($(date +%s) - t0)) s for this daemon)"
+	else
+		dm_umount "${dm_cmdline%% *}"
+		tap_check $? "$d on the takeover: unmount, the daemon exits (its I/O checks: FB_CHECK_FULL=1; $(($(date +%s) - t0)) s for this daemon)"
+	fi
+	while fb_mounted "$DM_M"; do
+		umount -l "$DM_M" 2> /dev/null || break
+	done
+	[ "$d" = sshfs ] && dm_stop_sshd
+	us_lap "$d"
+done
+
+# as_nobody CMD...: CMD as uid and gid 65534, no supplementary groups
+as_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
+}
+# ovl_dirs DIR: fuse-overlayfs's directories under DIR, owned by 65534
+ovl_dirs() {
+	rm -rf "$1"
+	mkdir -p "$1/lower" "$1/upper" "$1/work" "$1/m"
+	echo "lower file" > "$1/lower/low"
+	chown -R 65534:65534 "$1"
+}
+
+# b. fusermount3 as uid 65534: fuse-overlayfs (libfuse 3) cannot mount(2)
+# unprivileged, so libfuse hands the mount to the setuid fusermount3, which
+# knows only fuse, fuseblk and /dev/fuse.
+N=$S/nr
+ovl_dirs "$N"
+r0=$(refcnt)
+(cd "$N" && as_nobody timeout 60 fuse-overlayfs -o "lowerdir=$N/lower,upperdir=$N/upper,workdir=$N/work" "$N/m") > "$S/nr.out" 2>&1
+nrc=$?
+nopts=$(awk -v m="$N/m" '$5 == m { print $NF }' /proc/self/mountinfo)
+# shellcheck disable=SC2016 # expanded by the user's shell
+tap_check "$([ $nrc = 0 ] && [ "$(fb_fstype "$N/m")" = fuse.fuse-overlayfs ] && ours "$N/m" && [ "$(refcnt)" -gt "$r0" ] &&
+	case ,$nopts, in *,user_id=65534,*) true ;; *) false ;; esac &&
+	as_nobody sh -c 'echo nonroot > "$1/m/f" && [ "$(cat "$1/m/f")" = nonroot ] && [ "$(cat "$1/m/low")" = "lower file" ]' nr "$N" &&
+	[ "$(stat -c %u:%s "$N/upper/f")" = 65534:8 ]; echo $?)" \
+	"fusermount3 mount by uid 65534 (fuse-overlayfs on its own directory): served by ours (${nopts:-not mounted}; exit $nrc $(head -n 1 "$S/nr.out")), I/O as that user"
+as_nobody fusermount3 -u "$N/m" > "$S/nr.u" 2>&1
+nrc=$?
+tap_check "$([ $nrc = 0 ] && ! fb_mounted "$N/m" && fb_wait_while 100 pgrep -f "^fuse-overlayfs .*$N/" > /dev/null; echo $?)" \
+	"fusermount3 -u by uid 65534: unmounted, the daemon exits (exit $nrc $(head -n 1 "$S/nr.u"))"
+while fb_mounted "$N/m"; do
+	umount -l "$N/m" 2> /dev/null || break
+done
+
+us_lap "fusermount3"
+
+# c. a user namespace of uid 65534's own, as rootless podman runs
+# fuse-overlayfs: the mount is made inside it (setuid fusermount3 has no
+# power there), so our type must allow user-namespace mounts. The checks
+# run inside, where the mount is.
+U=$S/us
+ovl_dirs "$U"
+cat > "$S/us.sh" << 'EOF'
+u=$1 ctl=$2 bictl=$3
+fuse-overlayfs -o "lowerdir=$u/lower,upperdir=$u/upper,workdir=$u/work" "$u/m" 2> "$u/err" || { echo "mount failed: $(head -n 1 "$u/err")"; exit 1; }
+c=$(awk -v m="$u/m" '$5 == m { split($3, d, ":"); print d[1] * 1048576 + d[2] }' /proc/self/mountinfo)
+t=$(awk -v m="$u/m" '$5 == m { for (i = 7; i < NF; i++) if ($i == "-") { print $(i + 1); exit } }' /proc/self/mountinfo)
+served=none
+[ -n "$c" ] && [ -d "$ctl/$c" ] && [ ! -d "$bictl/$c" ] && served=ours
+[ -n "$c" ] && [ -d "$bictl/$c" ] && served=built-in
+io=no
+echo userns > "$u/m/f" && [ "$(cat "$u/m/f")" = userns ] && [ "$(cat "$u/m/low")" = "lower file" ] && io=yes
+umount "$u/m"
+echo "uid $(id -u) type $t served $served io $io umount $?"
+EOF
+as_nobody unshare --user --map-root-user --mount sh "$S/us.sh" "$U" "$FB_CTL" "$BICTL" > "$S/us.out" 2>&1
+urc=$?
+tap_check "$([ $urc = 0 ] && [ "$(tail -n 1 "$S/us.out")" = "uid 0 type fuse.fuse-overlayfs served ours io yes umount 0" ] &&
+	[ "$(stat -c %u "$U/upper/f")" = 65534 ] && fb_wait_while 100 pgrep -f "^fuse-overlayfs .*$U/" > /dev/null; echo $?)" \
+	"fuse-overlayfs as uid 65534 in a user namespace (unshare --user --map-root-user --mount): served by ours ($(tail -n 1 "$S/us.out"))"
+
+us_lap "the user namespace"
+
+# d. a device cgroup that allows c 10:229 only (cgroup v1 devices)
+CG=$S/cg
+cgok=0
+mkdir -p "$CG"
+if mount -t cgroup -o devices fbdevices "$CG" 2> "$S/cg.err" && mkdir "$CG/fb" &&
+	echo a > "$CG/fb/devices.deny" && echo 'c 10:229 rwm' > "$CG/fb/devices.allow"; then
+	cgok=1
+fi
+cglist=$(tr '\n' ';' < "$CG/fb/devices.list" 2> /dev/null)
+# in_cg CMD...: CMD in that cgroup
+cat > "$S/in-cg" << EOF
+#!/bin/sh
+echo \$\$ > "$CG/fb/cgroup.procs" || exit 1
+exec "\$@"
+EOF
+cat > "$S/cg-fbtestd" << EOF
+#!/bin/sh
+exec "$S/in-cg" "$FB_DAEMON" "\$@"
+EOF
+chmod +x "$S/in-cg" "$S/cg-fbtestd"
+mkdir -p "$S/cgm"
+FB_DAEMON=$S/cg-fbtestd mount_on "$S/cgm" /dev/fuse fuse 2> "$S/cgm.err"
+cgpid=$(cat "$S/cgm.pid" 2> /dev/null)
+tap_check "$([ $cgok = 1 ] && [ "$cglist" = 'c 10:229 rwm;' ] && grep -q "^[0-9]*:devices:/fb\$" "/proc/$cgpid/cgroup" &&
+	ours "$S/cgm" && io "$S/cgm"; echo $?)" \
+	"device cgroup allowing only c 10:229 ($cglist): the test daemon mounts on /dev/fuse, served by ours ($(head -n 1 "$S/cg.err")$(head -n 1 "$S/cgm.err"))"
+# shellcheck disable=SC2016 # the inner shell's $1
+"$S/in-cg" sh -c 'exec 3<> "$1"' cg "/dev/$FB_MODNAME" > "$S/cgbp.err" 2>&1
+brc=$?
+tap_check "$([ $cgok = 1 ] && [ $brc != 0 ] && grep -q 'Operation not permitted' "$S/cgbp.err" &&
+	sh -c 'exec 3<> "$1"' out "/dev/$FB_MODNAME"; echo $?)" \
+	"in the same cgroup /dev/$FB_MODNAME ($(stat -c '%t:%T' "/dev/$FB_MODNAME")) cannot be opened: $(cat "$S/cgbp.err") (outside: it can)"
+umount_at "$S/cgm"
+[ -n "$cgpid" ] && fb_wait_while 100 fb_alive "$cgpid"
+rmdir "$CG/fb" 2> /dev/null
+umount "$CG" 2> /dev/null
+
+us_lap "the device cgroup"
+
+# e. AppArmor (Debian's kernels: the default LSM; apparmor_parser from
+# Debian's apparmor package)
+aa=$(cat /sys/module/apparmor/parameters/enabled 2> /dev/null)
+mountpoint -q /sys/kernel/security || mount -t securityfs securityfs /sys/kernel/security 2> /dev/null
+if [ "$aa" != Y ] || [ ! -d /sys/kernel/security/apparmor ] || ! command -v apparmor_parser > /dev/null; then
+	tap_check 1 "AppArmor is enabled (is: ${aa:-no apparmor module}) and apparmor_parser is installed (dev/deps.sh test)"
+	tap_check 1 "AppArmor: -t fusebp denied under the same profile (not tested)"
+else
+	cat > "$S/aa.profile" << 'EOF'
+profile fb-takeover-fuse flags=(attach_disconnected) {
+  file,
+  capability,
+  network,
+  unix,
+  signal,
+  ptrace,
+  mount fstype=fuse.*,
+  umount,
+}
+EOF
+	apparmor_parser -r "$S/aa.profile" > "$S/aa.err" 2>&1
+	arc=$?
+	cat > "$S/aa-fbtestd" << EOF
+#!/bin/sh
+a=/proc/self/attr/apparmor/exec
+[ -e \$a ] || a=/proc/self/attr/exec
+echo "exec fb-takeover-fuse" > \$a || exit 1
+exec "$FB_DAEMON" "\$@"
+EOF
+	chmod +x "$S/aa-fbtestd"
+	mkdir -p "$S/aam" "$S/aab"
+	FB_DAEMON=$S/aa-fbtestd mount_on "$S/aam" /dev/fuse fuse.fbtestd 2> "$S/aam.err"
+	aapid=$(cat "$S/aam.pid" 2> /dev/null)
+	aacur=$(cat "/proc/$aapid/attr/current" 2> /dev/null)
+	tap_check "$([ $arc = 0 ] && [ "$aacur" = "fb-takeover-fuse (enforce)" ] && [ "$(fb_fstype "$S/aam")" = fuse.fbtestd ] &&
+		ours "$S/aam" && io "$S/aam"; echo $?)" \
+		"AppArmor, a profile whose only mount rule is 'mount fstype=fuse.*': -t fuse.fbtestd mounts under it ($aacur), served by ours ($(head -n 1 "$S/aa.err")$(head -n 1 "$S/aam.err"))"
+	umount_at "$S/aam"
+	klog_mark aa
+	FB_DAEMON=$S/aa-fbtestd mount_on "$S/aab" "/dev/$FB_MODNAME" "$FB_MODNAME.fbtestd" 2> "$S/aab.err"
+	brc=$?
+	klog_since aa > "$S/klog.aa"
+	tap_check "$([ $arc = 0 ] && [ $brc != 0 ] && ! fb_mounted "$S/aab" && grep -q 'Permission denied' "$S/aab.err" &&
+		grep -q "apparmor=\"DENIED\" operation=\"mount\".*profile=\"fb-takeover-fuse\".*fstype=\"$FB_MODNAME.fbtestd\"" "$S/klog.aa"; echo $?)" \
+		"AppArmor, the same profile: -t $FB_MODNAME.fbtestd is denied ($(head -n 1 "$S/aab.err"))"
+	umount_at "$S/aab"
+	apparmor_parser -R "$S/aa.profile" > /dev/null 2>&1
+fi
+us_lap AppArmor
+tap_diag "the userspace tests took $(($(date +%s) - us_t0)) s"
+if [ "${FB_TAKEOVER_RED:-}" = off ]; then
+	setp 1
+fi
