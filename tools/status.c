@@ -28,7 +28,7 @@ static void status_usage(FILE *f)
 		"\n"
 		"Evidence: /proc/filesystems and /sys/module (registered, loaded), the\n"
 		"module's version and srcversion (sysfs, modinfo), /proc/kallsyms (code:\n"
-		"fuse_passthrough_open, and fuse_write_need_excl_lock, which the series\n"
+		"fuse_passthrough_open, and fuse_inode_clear_nosec, which the series\n"
 		"adds), the FUSE_INIT request of a throwaway mount made in a private mount\n"
 		"namespace on a private tmpfs (protocol, FUSE_PASSTHROUGH; only types that\n"
 		"are already registered: nothing gets loaded), modules.builtin/modules.order\n"

@@ -41,7 +41,7 @@ char *served_series(void);
 
 /* Symbols that tell what code serves a file system type. */
 #define SYM_PASSTHROUGH		"fuse_passthrough_open"
-#define SYM_PARALLEL_FIX	"fuse_write_need_excl_lock"	/* our series adds it */
+#define SYM_PARALLEL_FIX	"fuse_inode_clear_nosec"	/* our series adds it (0001) */
 
 enum server_kind {
 	K_NONE,

@@ -5,17 +5,21 @@
 # over a backing directory on ext4 or XFS, and runs uffd_pwrite (TAP output):
 #
 #   1  control: non-extending write straight to the backing file: parallel
-#   2  passthrough, non-extending write: parallel if patched, serial if stock
-#   3  passthrough, non-extending splice: parallel if patched, serial if stock
-#   4  passthrough, extending write: serial
-#   5  FOPEN_DIRECT_IO, non-extending write: parallel
-#   6-8  the bytes of the control file, the passthrough file and the
+#   2  passthrough, non-extending O_DIRECT write: parallel if patched,
+#      serial if stock
+#   3  passthrough, non-extending splice: serial (splice writes take the
+#      inode lock exclusively, patched or not)
+#   4  passthrough, non-extending buffered write (no O_DIRECT): serial
+#      (only direct io may share the lock, patched or not)
+#   5  passthrough, extending write: serial
+#   6  FOPEN_DIRECT_IO, non-extending write: parallel
+#   7-9  the bytes of the control file, the passthrough file and the
 #      FOPEN_DIRECT_IO file, through the mount and the backing file read
 #      directly, against uffd_pwrite's model of what its writers wrote (-b)
 #
 # usage: tests/parallel/run.sh [--expect patched|stock] [--dev DEV]
 #                              [--fstype TYPE] [--timeout MS]
-#   --expect   what tests 2 and 3 must show (default patched)
+#   --expect   what test 2 must show (default patched)
 #   --dev      FUSE device (default /dev/fuse)
 #   --fstype   file system type (default fuse)
 # Needs root: mount(2), loop devices and userfaultfd faults from kernel mode.
@@ -38,7 +42,7 @@ while [ $# -gt 0 ]; do
 	--dev) dev=${2:?}; shift 2 ;;
 	--fstype) fstype=${2:?}; shift 2 ;;
 	--timeout) timeout_ms=${2:?}; shift 2 ;;
-	*) sed -n '16,17p' "$0" | sed 's/^# //' >&2; exit 2 ;;
+	*) sed -n '20,21p' "$0" | sed 's/^# //' >&2; exit 2 ;;
 	esac
 done
 case $expect in
@@ -97,6 +101,7 @@ echo "# backing on $(stat -f -c %T "$back"), kernel $(uname -r), expect $expect"
 	-b "$work/mnt-dio/f:$back/dio/f" \
 	"$back/control:inside:parallel" \
 	"$work/mnt-pt/f:inside:$pt_expect" \
-	"$work/mnt-pt/f:splice:$pt_expect" \
+	"$work/mnt-pt/f:splice:serial" \
+	"$work/mnt-pt/f:buffered:serial" \
 	"$work/mnt-pt/f:extend:serial" \
 	"$work/mnt-dio/f:inside:parallel"

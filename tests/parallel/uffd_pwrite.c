@@ -23,6 +23,13 @@
  *           splice  B splices one page from a pipe inside the file, asking
  *                   for SPLICE_LEN bytes (more than the file holds past
  *                   B's offset): the write moves only what the pipe holds
+ *           buffered  B writes inside the file without O_DIRECT: the
+ *                   open file loses O_DIRECT (fcntl F_SETFL) once A is
+ *                   blocked, so B's write is buffered on the FUSE file
+ *                   (IOCB_DIRECT clear) while A's, already started, stays
+ *                   direct.  A passthrough backing file keeps the O_DIRECT
+ *                   it was opened with, so the backing file system does not
+ *                   serialize B either
  *           cmd     B runs the shell command FB_UFFD_CMD instead of a
  *                   write (e.g. a truncate as another user), with A
  *                   blocked; use it with EXPECT any
@@ -217,6 +224,7 @@ struct writer {
 	int err;
 	int done_pipe;		/* write end, -1 if none */
 	bool splice;		/* splice(2) from a pipe instead of pwrite */
+	bool buffered;		/* drop O_DIRECT from fd before the pwrite */
 	const char *cmd;	/* run this shell command instead, if set */
 	pid_t tid;
 };
@@ -237,6 +245,19 @@ static ssize_t splice_page(int fd, const void *buf, off_t off)
 	return r;
 }
 
+/*
+ * Drop O_DIRECT from FD: the writes that start after this are buffered on
+ * the FUSE file (a write already in flight keeps its own flags).
+ */
+static int buffered_fd(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_DIRECT) < 0)
+		return -1;
+	return (fcntl(fd, F_GETFL) & O_DIRECT) ? -1 : 0;
+}
+
 static void *writer_fn(void *arg)
 {
 	struct writer *w = arg;
@@ -247,6 +268,8 @@ static void *writer_fn(void *arg)
 		w->ret = system(w->cmd) == 0 ? PAGE : -1;
 	else if (w->splice)
 		w->ret = splice_page(w->fd, w->buf, w->off);
+	else if (w->buffered && buffered_fd(w->fd) < 0)
+		w->ret = -1;
 	else
 		w->ret = pwrite(w->fd, w->buf, PAGE, w->off);
 	w->err = w->ret < 0 ? errno : 0;
@@ -316,18 +339,20 @@ static long ms_since(const struct timespec *t0)
  * (down_write, rwsem_down_write_slowpath, schedule are __sched), so a
  * thread waiting for the inode lock shows as sleeping uninterruptibly (D)
  * with the FUSE function that called inode_lock() on top of its stack:
- * fuse_passthrough_write_iter (upstream), or in our series
- * fuse_passthrough_write_lock (0001) or fuse_passthrough_write_begin
- * (0003, which the compiler may fold fuse_passthrough_write_lock into):
- * their only sleeping call is the inode lock, the privilege check's
- * requests to the daemon sleep in dev.c's frames above them.  Returns true
- * if that is what they show.
+ * fuse_passthrough_write_iter or fuse_passthrough_splice_write (upstream,
+ * and ours, where the compiler may fold our fuse_passthrough_lock into
+ * fuse_passthrough_write_iter), or fuse_passthrough_lock (0001); up to fb4
+ * fuse_passthrough_write_lock or fuse_passthrough_write_begin: their only
+ * sleeping call is the inode lock, the privilege check's requests to the
+ * daemon sleep in dev.c's frames above them.  Returns true if that is what
+ * they show.
  */
 static bool show_wait(const char *who, pid_t tid)
 {
 	static const char * const lockers[] = {
 		"fuse_passthrough_write_iter", "fuse_passthrough_splice_write",
-		"fuse_passthrough_write_lock", "fuse_passthrough_write_begin",
+		"fuse_passthrough_lock", "fuse_passthrough_write_lock",
+		"fuse_passthrough_write_begin",
 		"rwsem_down_write_slowpath", "rwsem_down_read_slowpath",
 		"down_write", "down_read",
 	};
@@ -388,7 +413,7 @@ static bool show_wait(const char *who, pid_t tid)
  * diagnostics.
  */
 static int run_case(const char *path, bool extend, bool splice,
-		    const char *cmd, int timeout_ms)
+		    bool buffered, const char *cmd, int timeout_ms)
 {
 	struct uffdio_api api = { .api = UFFD_API, .features = 0 };
 	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
@@ -513,6 +538,7 @@ static int run_case(const char *path, bool extend, bool splice,
 	}
 	b.buf = bbuf;
 	b.splice = splice;
+	b.buffered = buffered;
 	b.cmd = cmd;
 	b.done_pipe = pipefd[1];
 	if (pthread_create(&tb, NULL, writer_fn, &b)) {
@@ -604,7 +630,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: uffd_pwrite [-t TIMEOUT_MS] [-b FILE:BACKING]... FILE:MODE:EXPECT...\n"
-		"  MODE: inside | extend | splice | cmd (FB_UFFD_CMD)    EXPECT: parallel | serial | any\n");
+		"  MODE: inside | extend | splice | buffered | cmd (FB_UFFD_CMD)\n"
+		"  EXPECT: parallel | serial | any\n");
 	exit(2);
 }
 
@@ -651,7 +678,7 @@ int main(int argc, char **argv)
 		char *spec = strdup(argv[i]);
 		char *expect = spec ? strrchr(spec, ':') : NULL;
 		char *mode;
-		bool extend, splice = false, ok;
+		bool extend, splice = false, buffered = false, ok;
 		const char *cmd = NULL;
 		int r;
 
@@ -668,6 +695,8 @@ int main(int argc, char **argv)
 			extend = true;
 		else if (!strcmp(mode, "splice"))
 			extend = false, splice = true;
+		else if (!strcmp(mode, "buffered"))
+			extend = false, buffered = true;
 		else if (!strcmp(mode, "cmd") && getenv("FB_UFFD_CMD"))
 			extend = false, cmd = getenv("FB_UFFD_CMD");
 		else
@@ -676,7 +705,7 @@ int main(int argc, char **argv)
 		    strcmp(expect, "any"))
 			usage();
 
-		r = run_case(spec, extend, splice, cmd, timeout_ms);
+		r = run_case(spec, extend, splice, buffered, cmd, timeout_ms);
 		if (r < 0)
 			ok = false;
 		else if (!strcmp(expect, "any"))
@@ -689,6 +718,7 @@ int main(int argc, char **argv)
 		printf("%sok %d - %s %s write: B %s while A blocked (expected %s)\n",
 		       ok ? "" : "not ", i - optind + 1, spec,
 		       cmd ? "command" : splice ? "non-extending splice" :
+		       buffered ? "non-extending buffered" :
 		       extend ? "extending" : "non-extending",
 		       r < 0 ? "error" : r == 1 ? "completed" :
 		       r == 0 ? "waited on the inode lock" : "waited (not on the inode lock, or not released)",
