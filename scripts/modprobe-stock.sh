@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # modprobe's install command for fuse, cuse and virtiofs
 # (/usr/lib/modprobe.d/fuse-backport.conf; installed as
-# /usr/lib/fuse-backport/modprobe-stock): load the module as modprobe
+# /usr/libexec/fuse-backport/modprobe-stock): load the module as modprobe
 # would, which is ours where DKMS installed it under updates/. Where that
 # fails and the kernel has a module of its own by that name, load the
 # kernel's own instead and say so in the kernel log, so that a host never

@@ -5,7 +5,7 @@
 # updates/dkms as DKMS installs them (the guest's /lib/modules is a
 # throw-away overlay), depmod, and the package's modprobe fallback
 # (scripts/fuse-backport.modprobe.conf as /usr/lib/modprobe.d/,
-# scripts/modprobe-stock.sh as /usr/lib/fuse-backport/modprobe-stock).
+# scripts/modprobe-stock.sh where that file says, /usr/libexec/fuse-backport/).
 #   1. signatures not enforced: modprobe fuse and cuse load ours
 #   2. then module.sig_enforce=1 (it can only be turned on: this is the last
 #      thing this guest does), our modules unsigned as the kernel sees them
@@ -26,7 +26,9 @@ k=$(uname -r)
 upd=/lib/modules/$k/updates/dkms
 tool=$FB_TOP/tools/fuse-backport
 S=$FB_SCRATCH
-mkdir -p "$S" "$upd" /usr/lib/modprobe.d /usr/lib/fuse-backport
+# where the package puts the helper: the path its modprobe.d file names
+helper=$(sed -n 's|^install fuse /bin/sh \([^ ]*\) fuse .*|\1|p' "$FB_TOP/scripts/fuse-backport.modprobe.conf")
+mkdir -p "$S" "$upd" /usr/lib/modprobe.d "$(dirname "${helper:-/nonexistent/x}")"
 
 unload() {
 	for m in cuse virtiofs fuse; do
@@ -60,8 +62,7 @@ fi
 unload
 rule_on() {
 	cp "$FB_TOP/scripts/fuse-backport.modprobe.conf" /usr/lib/modprobe.d/fuse-backport.conf &&
-		cp "$FB_TOP/scripts/modprobe-stock.sh" /usr/lib/fuse-backport/modprobe-stock &&
-		chmod 755 /usr/lib/fuse-backport/modprobe-stock
+		[ -n "$helper" ] && cp "$FB_TOP/scripts/modprobe-stock.sh" "$helper" && chmod 755 "$helper"
 }
 rule_on
 ours=$(modinfo -F version "$upd/fuse.ko")
