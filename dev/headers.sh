@@ -27,7 +27,7 @@
 #             Makefile's MATRIX_HEADERS) builds here, without a root.
 # The representative subset (the default) is the host's installed
 # bookworm-family headers and, per series and flavour of the trixie root,
-# the oldest and the newest ABI; the bookworm and sid roots are made only
+# the newest ABI (the older ABIs of a series: FB_CHECK_FULL=1); the bookworm and sid roots are made only
 # for `list full` (FB_CHECK_FULL=1: every ABI), as each costs minutes of
 # debootstrap and compilers on a fresh machine.
 set -eu
@@ -105,7 +105,7 @@ host_abis() {
 }
 
 # The representative subset: per series (major.minor and Debian tag) and
-# flavour (generic, rt), the oldest and the newest ABI.
+# flavour (generic, rt), the newest ABI.
 subset() {
 	awk '{
 		k = $2
@@ -116,18 +116,13 @@ subset() {
 		sub(/^[^+]*\+/, "", tag)
 		sub(/-.*/, "", tag)
 		key = $1 " " v[1] "." v[2] " " tag " " fl
-		if (!(key in first)) {
-			first[key] = k
+		if (!(key in last))
 			order[++n] = key
-		}
 		last[key] = k
 	} END {
 		for (i = 1; i <= n; i++) {
-			key = order[i]
-			split(key, w, " ")
-			print w[1], first[key]
-			if (last[key] != first[key])
-				print w[1], last[key]
+			split(order[i], w, " ")
+			print w[1], last[order[i]]
 		}
 	}'
 }
