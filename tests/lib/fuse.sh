@@ -104,6 +104,22 @@ fb_unload_ours() {
 	done
 }
 
+# fb_depmod_tree DIR KVER KO...: DIR/lib/modules/KVER/ holds the KOs under
+# updates/dkms and modprobe's index of them, as DKMS's depmod leaves it for
+# our modules: depmod of a tree that holds only them (a whole depmod reads
+# every module of the kernel over 9p, minutes under TCG). The caller copies
+# the index over the kernel's. depmod's errors on stderr.
+fb_depmod_tree() {
+	fb_b=$1 fb_k=$2
+	fb_r=$1/lib/modules/$2
+	shift 2
+	mkdir -p "$fb_r/updates/dkms" && cp "$@" "$fb_r/updates/dkms/" || return 1
+	for fb_f in modules.order modules.builtin modules.builtin.modinfo; do
+		[ ! -f "/lib/modules/$fb_k/$fb_f" ] || cp "/lib/modules/$fb_k/$fb_f" "$fb_r/" || return 1
+	done
+	depmod -b "$fb_b" "$fb_k"
+}
+
 # fb_mount DAEMON-ARGS...: mount the test daemon on $FB_MNT over $FB_BACK.
 # FB_DAEMON_ARGS: options added to every such mount, for the red runs of
 # the data suites (FB_DAEMON_ARGS="--fault write-lost").

@@ -43,18 +43,11 @@ modver() {
 for m in fuse cuse virtiofs; do
 	cp "$FB_MODDIR/$m.ko" "$upd/" || tap_check 1 "install our $m.ko under $upd"
 done
-# modprobe's index as DKMS's depmod leaves it, for our modules: depmod of a
-# tree that holds only them (a whole depmod reads every module of the
-# kernel over 9p, minutes under TCG), its index copied over this kernel's
-# (the guest's /lib/modules is a throw-away overlay). The kernel's own
-# modules the fallback loads are taken by path.
+# modprobe's index as DKMS's depmod leaves it, for our modules, copied
+# over this kernel's (the guest's /lib/modules is a throw-away overlay).
+# The kernel's own modules the fallback loads are taken by path.
 mr=$S/modroot/lib/modules/$k
-mkdir -p "$mr/updates/dkms"
-cp "$upd"/*.ko "$mr/updates/dkms/"
-for f in modules.order modules.builtin modules.builtin.modinfo; do
-	[ ! -f "/lib/modules/$k/$f" ] || cp "/lib/modules/$k/$f" "$mr/"
-done
-if depmod -b "$S/modroot" "$k" 2> "$S/depmod.err"; then
+if fb_depmod_tree "$S/modroot" "$k" "$upd"/*.ko 2> "$S/depmod.err"; then
 	cp "$mr"/modules.*.bin "$mr/modules.dep" "$mr/modules.alias" "/lib/modules/$k/"
 else
 	tap_check 1 "depmod of our modules ($(head -n 1 "$S/depmod.err"))"

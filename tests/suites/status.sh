@@ -266,15 +266,10 @@ if [ "$flavor" = renamed ]; then
 	# modprobe reads modules.dep.bin: one made by depmod for a tree that
 	# holds the installed module (as DKMS's depmod would), shadowed over
 	# this kernel's for the test.
-	mr=$S/modroot/lib/modules/$kver
-	mkdir -p "$mr/updates/dkms" /etc/fuse-backport
-	cp "$updates/$t.ko.xz" "$mr/updates/dkms/" &&
-		for f in modules.order modules.builtin modules.builtin.modinfo; do
-			[ ! -f "/lib/modules/$kver/$f" ] || cp "/lib/modules/$kver/$f" "$mr/"
-		done &&
-		depmod -b "$S/modroot" "$kver" 2> "$S/depmod.err" &&
+	mkdir -p /etc/fuse-backport
+	fb_depmod_tree "$S/modroot" "$kver" "$updates/$t.ko.xz" 2> "$S/depmod.err" &&
 		shadow "/lib/modules/$kver/modules.dep.bin" &&
-		cat "$mr/modules.dep.bin" > "/lib/modules/$kver/modules.dep.bin"
+		cat "$S/modroot/lib/modules/$kver/modules.dep.bin" > "/lib/modules/$kver/modules.dep.bin"
 	echo TAKEOVER=no > /etc/fuse-backport/fuse-backport.conf
 	"$tool" takeover boot > "$S/boot.out" 2>&1
 	b=$?
