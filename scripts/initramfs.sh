@@ -28,19 +28,25 @@ image_of() {
 	return 1
 }
 
-# the fuse.ko in IMG, as a path under lib/modules/KVER/ (kernel/fs/fuse or
-# updates/dkms), without a compression suffix; empty: none
+# fuse_ko KVER: of the paths on stdin, the first fuse.ko under
+# lib/modules/KVER/, as a path under it (kernel/fs/fuse or updates/dkms),
+# without a compression suffix; nothing: none
+fuse_ko() {
+	sed -n "s|^.*lib/modules/$1/\(.*/fuse\.ko\)\(\.[a-z0-9]*\)\{0,1\}\$|\1|p" | head -n 1
+}
+
+# the fuse.ko in IMG for KVER; empty: none
 held() {
 	if command -v lsinitramfs > /dev/null; then
 		lsinitramfs "$1" 2> /dev/null
 	elif command -v lsinitrd > /dev/null; then
 		lsinitrd "$1" 2> /dev/null | awk '{ print $NF }'
-	fi | sed -n "s|^.*lib/modules/$2/\(.*/fuse\.ko\)\(\.[a-z0-9]*\)\{0,1\}\$|\1|p" | head -n 1
+	fi | fuse_ko "$2"
 }
 
-# the fuse.ko modprobe loads for KVER, the same way; empty: none (built in)
+# the fuse.ko modprobe loads for KVER; empty: none (built in)
 resolves() {
-	modinfo -k "$1" -F filename fuse 2> /dev/null | sed -n "s|^.*/lib/modules/$1/\(.*/fuse\.ko\)\(\.[a-z0-9]*\)\{0,1\}\$|\1|p"
+	modinfo -k "$1" -F filename fuse 2> /dev/null | fuse_ko "$1"
 }
 
 remake() {
