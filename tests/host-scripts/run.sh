@@ -639,4 +639,38 @@ else
 	fi
 fi
 
+# A cached .deb is used again only with the archive's checksum, or, where
+# the index no longer has its version, when its own checksums hold
+# (tests/lib/debcache.sh, for tests/vm/kernel.sh and tests/vm/headers.sh).
+# The index is a stand-in apt-cache on PATH that knows fbtest 1.0 only.
+if (
+	# shellcheck source=tests/lib/debcache.sh
+	. "$top/tests/lib/debcache.sh"
+	d=$work/debcache
+	mkdir -p "$d/pkg/DEBIAN" "$d/pkg/usr/share/fbtest" "$d/bin"
+	printf 'Package: fbtest\nVersion: 1.0\nArchitecture: all\nMaintainer: t <t@t>\nDescription: t\n' > "$d/pkg/DEBIAN/control"
+	head -c 200000 /dev/urandom > "$d/pkg/usr/share/fbtest/data"
+	dpkg-deb -Zxz -b "$d/pkg" "$d/good.deb" > /dev/null || exit 1
+	# shellcheck disable=SC2016 # the stand-in's own $2
+	printf '#!/bin/sh\ncase "$2" in fbtest=1.0) echo "SHA256: %s" ;; esac\n' "$(sha256sum < "$d/good.deb" | cut -d' ' -f1)" > "$d/bin/apt-cache"
+	chmod 755 "$d/bin/apt-cache"
+	PATH=$d/bin:$PATH
+	bad() {	# bad FILE: a copy of good.deb with one byte of its data changed
+		cp "$d/good.deb" "$1" && printf 'X' | dd of="$1" bs=1 seek=150000 conv=notrunc 2> /dev/null
+	}
+	cp "$d/good.deb" "$d/a.deb" && bad "$d/b.deb" && bad "$d/c.deb" && cp "$d/good.deb" "$d/e.deb" || exit 1
+	r=""
+	fb_deb_cached "$d/a.deb" fbtest 1.0 t 2> /dev/null && [ -f "$d/a.deb" ] || r="$r indexed-intact"
+	! fb_deb_cached "$d/b.deb" fbtest 1.0 t 2> "$d/b.err" && [ ! -e "$d/b.deb" ] &&
+		grep -q "is not the archive's fbtest 1.0 (checksum): fetching it again" "$d/b.err" || r="$r indexed-changed"
+	! fb_deb_cached "$d/c.deb" fbtest 0.9 t 2> /dev/null && [ ! -e "$d/c.deb" ] || r="$r superseded-changed"
+	fb_deb_cached "$d/e.deb" fbtest 0.9 t 2> /dev/null && [ -f "$d/e.deb" ] || r="$r superseded-intact"
+	[ -z "$r" ] || { echo "wrong:$r" > "$work/err"; exit 1; }
+)
+then
+	ok "cached .deb: kept with the index's SHA256 or, superseded, intact; one changed byte: removed with one line, fetched again"
+else
+	notok "cached .deb verification (tests/lib/debcache.sh)"
+fi
+
 tap_done

@@ -11,7 +11,8 @@
 # linux-kbuild-*, as its Depends name them; the same source, so the same
 # version) are fetched with `apt-get download` into
 # ${FB_CACHE:-/var/cache/fuse-backport}/kernels, beside the images of
-# tests/vm/kernel.sh, and unpacked with dpkg-deb -x into
+# tests/vm/kernel.sh (a cached one is used again only with the archive's
+# checksum, tests/lib/debcache.sh), and unpacked with dpkg-deb -x into
 # ${FB_CACHE:-/var/cache/fuse-backport}/headers/KVER; the top Makefile, which
 # includes the -common tree by its absolute /usr/src path, is pointed at the
 # unpacked one. Nothing is installed through dpkg and no file outside the
@@ -24,6 +25,8 @@
 set -eu
 
 die() { echo "headers.sh: $*" >&2; exit 1; }
+# shellcheck source=tests/lib/debcache.sh
+. "$(cd "$(dirname "$0")/../.." && pwd)/tests/lib/debcache.sh"
 
 [ $# -eq 1 ] || die "usage: headers.sh KVER"
 kver=$1
@@ -83,7 +86,7 @@ done
 want=
 for p in $pkgs; do
 	set -- "$debs/${p}_$(printf '%s' "$ver" | sed 's/:/%3a/')"_*.deb
-	[ -f "$1" ] || want="$want $p=$ver"
+	fb_deb_cached "$1" "$p" "$ver" headers.sh || want="$want $p=$ver"
 done
 if [ -n "$want" ]; then
 	echo "headers.sh: fetching$want" >&2

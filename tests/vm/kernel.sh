@@ -7,8 +7,9 @@
 # A kernel counts as present when /boot/vmlinuz-KVER, /lib/modules/KVER/kernel
 # and /lib/modules/KVER/modules.dep all exist. Otherwise Debian's image package
 # (linux-image-KVER-unsigned, else linux-image-KVER) is fetched with
-# `apt-get download` into ${FB_CACHE:-/var/cache/fuse-backport}/kernels and
-# unpacked with dpkg-deb -x; its vmlinuz, config and System.map are copied to
+# `apt-get download` into ${FB_CACHE:-/var/cache/fuse-backport}/kernels (a
+# cached one is used again only with the archive's checksum,
+# tests/lib/debcache.sh) and unpacked with dpkg-deb -x; its vmlinuz, config and System.map are copied to
 # /boot and its modules to /lib/modules/KVER, then depmod runs. Nothing is
 # installed through dpkg: no maintainer scripts, no initramfs, no DKMS hooks,
 # no other package touched. The files are unowned by dpkg; a later real
@@ -35,6 +36,8 @@ esac
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+# shellcheck source=tests/lib/debcache.sh
+. "$repo/tests/lib/debcache.sh"
 moddir=/lib/modules/$kver
 vmlinuz=/boot/vmlinuz-$kver
 
@@ -98,7 +101,7 @@ trap 'exit 1' INT TERM HUP
 fetch() {
 	fd=
 	for f in "$cache/${1}_$(printf '%s' "$2" | sed 's/:/%3a/')"_*.deb; do
-		[ -f "$f" ] && fd=$f
+		fb_deb_cached "$f" "$1" "$2" kernel.sh && fd=$f
 	done
 	if [ -z "$fd" ]; then
 		echo "kernel.sh: fetching $1 $2" >&2
