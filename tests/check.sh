@@ -98,27 +98,64 @@ section() {
 		"$@"
 		echo $? > "$logs/$name.rc"
 	} 2>&1 | tee "$logs/$name.log"
-	rc=$(cat "$logs/$name.rc" 2> /dev/null)
-	if count_line "$logs/$name.log"; then
+	account "$name" "$start" "$(date +%s)"
+}
+
+# The sections of the lane (lane_start): each run as section runs it, its
+# output to its log only, with its start and end in NAME.start and NAME.end.
+quiet() {
+	name=$1
+	shift
+	wanted "$name" || return 0
+	if treason=$(tier_skip "$name"); then
+		set -- skipped "$name" "$treason (tests/tiers/$tier)"
+	fi
+	date +%s > "$logs/$name.start"
+	rm -f "$logs/$name.rc"
+	{
+		"$@"
+		echo $? > "$logs/$name.rc"
+	} > "$logs/$name.log" 2>&1
+	date +%s > "$logs/$name.end"
+}
+# shown NAME: a section of the lane, shown and counted as section does, once
+# the lane has ended (lane_join).
+shown() {
+	name=$1
+	wanted "$name" || { left_out="$left_out $name"; return 0; }
+	treason=$(tier_skip "$name") || treason=""
+	echo
+	echo "=== $name (ran beside the VM sections)"
+	cat "$logs/$name.log"
+	account "$name" "$(cat "$logs/$name.start" 2> /dev/null || echo 0)" "$(cat "$logs/$name.end" 2> /dev/null || echo 0)"
+}
+
+# account NAME START END: take the closing count line of section NAME's log
+# and its exit status: a non-zero exit is a failure even when the count
+# line says "0 failed" (a VM that died between suites, a script that
+# stopped early).
+account() {
+	rc=$(cat "$logs/$1.rc" 2> /dev/null)
+	if count_line "$logs/$1.log"; then
 		p=$count_pass f=$count_fail s=$count_skip
 	else
 		p=0 f=1 s=0
-		echo "check: $name gave no result line: counted as a failure"
+		echo "check: $1 gave no result line: counted as a failure"
 	fi
 	if [ "${rc:-x}" != 0 ] && [ "$f" = 0 ]; then
 		f=1
-		echo "check: $name exited with status ${rc:-unknown} although it reported 0 failed: counted as a failure"
+		echo "check: $1 exited with status ${rc:-unknown} although it reported 0 failed: counted as a failure"
 	fi
 	# A host section's skips are allowed only where tests/skips/host lists
 	# them (the VM sections' are judged by tests/vm/report.sh against the
 	# kernels' lists; a section the tier leaves out is the tier's).
-	case $name in
+	case $1 in
 	vm-* | splice-stock-* | check-debug) ;;
-	*) [ -n "$treason" ] || { host_skips "$name" "$logs/$name.log" "$s"; f=$((f + host_bad)); } ;;
+	*) [ -n "$treason" ] || { host_skips "$1" "$logs/$1.log" "$s"; f=$((f + host_bad)); } ;;
 	esac
 	total_p=$((total_p + p)) total_f=$((total_f + f)) total_s=$((total_s + s))
 	summary="$summary
-$(printf '%-28s %4s passed %4s failed %4s skipped %5s s' "$name" "$p" "$f" "$s" "$(($(date +%s) - start))")"
+$(printf '%-28s %4s passed %4s failed %4s skipped %5s s' "$1" "$p" "$f" "$s" "$(($3 - $2))")"
 }
 
 # host_skips NAME LOG N: the skips of host section NAME (its TAP lines
@@ -180,9 +217,6 @@ lint() {
 section docs sh tests/docs/check.sh
 make -s import-all > "$logs/import.log" 2>&1 || { cat "$logs/import.log"; echo "check: 0 passed, 1 failed"; exit 1; }
 
-section lint lint
-section tools sh tests/host-scripts/run.sh
-section tools-user sh -c 'make -s -C tools > /dev/null && sh tests/host-tools/run.sh'
 section build-matrix sh dev/check-build.sh
 # shellcheck disable=SC2086 # a list of kernels
 section dkms sh tests/dkms/run.sh $dkms_kvers
@@ -191,10 +225,33 @@ section pkg-rpm sh tests/pkg/rpm.sh
 section pkg-kmod sh tests/pkg/kmod.sh
 section pkg-secureboot sh tests/pkg/secureboot.sh
 section pkg-reboot sh tests/pkg/reboot.sh
-section pkg-headers sh tests/pkg/headers.sh
 section pkg-fallback sh tests/pkg/fallback.sh
 section pkg-trixie sh tests/pkg/trixie.sh
 section pkg-repo sh tests/pkg/repo.sh
+
+# The lane: host sections that leave the kernels' modules, DKMS, the
+# packages and the builds the guests use alone, run one after another beside
+# the VM sections (QEMU under TCG keeps about one of the two cores busy;
+# measured 114% of 200%). Their output comes after the VM sections'. The
+# tools and the test programs are built first, so that neither the lane nor
+# a VM section builds them while the other runs them.
+lane() {
+	quiet lint lint
+	quiet tools sh tests/host-scripts/run.sh
+	quiet tools-user sh tests/host-tools/run.sh
+	quiet pkg-headers sh tests/pkg/headers.sh
+}
+lane_names="lint tools tools-user pkg-headers"
+if ! { make -s -C tools > "$logs/lane-make.log" 2>&1 && make -s -C tests >> "$logs/lane-make.log" 2>&1; }; then
+	cat "$logs/lane-make.log"
+	echo "check: building tools/ and tests/ failed"
+	echo "check: 0 passed, 1 failed"
+	exit 1
+fi
+lane &
+lane_pid=$!
+trap 'kill "$lane_pid" 2> /dev/null' EXIT
+trap 'exit 1' INT TERM HUP
 # The VM sections: what each kernel runs is the tier's (tests/tiers/*: vm,
 # vm-env, vm-note), by the kernel's class: first (the first kernel booted),
 # base-B (a later kernel of base B), * (any other).
@@ -246,6 +303,12 @@ done
 # The suites on a lockdep/KASAN kernel (tests/debug/run.sh): the kernel build
 # alone takes most of an hour on 2 cores the first time.
 section check-debug sh tests/debug/run.sh
+
+wait "$lane_pid"
+trap - EXIT
+for n in $lane_names; do
+	shown "$n"
+done
 
 # Kernel headers that vanished from the archive (dev/deps.sh): the
 # build matrix has one kernel less, which the summary must say.
