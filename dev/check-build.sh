@@ -7,8 +7,9 @@
 # every base is listed with its reason, a skip.
 #
 # usage: dev/check-build.sh [KVER...]
-#   default: the representative subset of dev/headers.sh (the newest ABI
-#   of each series, generic and rt); FB_CHECK_FULL=1: every amd64
+#   default: the representative subset of dev/headers.sh (the host's
+#   Debian 12 kernels, generic and rt, and the newest generic ABI of each
+#   Debian 13 series); FB_CHECK_FULL=1: every amd64
 #   ABI the Debian suites reachable here carry. Headers are installed as
 #   needed (host apt, or the Debian 13 / unstable roots), and kernels whose
 #   kbuild needs a newer glibc build inside their root (chroot).

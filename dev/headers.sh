@@ -26,8 +26,9 @@
 #             headers are installed here (make deps-test installs the
 #             Makefile's MATRIX_HEADERS) builds here, without a root.
 # The representative subset (the default) is the host's installed
-# bookworm-family headers and, per series and flavour of the trixie root,
-# the newest ABI (the older ABIs of a series: FB_CHECK_FULL=1); the bookworm and sid roots are made only
+# bookworm-family headers (generic and rt) and, per series of the trixie
+# root, the newest generic ABI (its rt kernels and the older ABIs of a
+# series: FB_CHECK_FULL=1); the bookworm and sid roots are made only
 # for `list full` (FB_CHECK_FULL=1: every ABI), as each costs minutes of
 # debootstrap and compilers on a fresh machine.
 set -eu
@@ -139,7 +140,7 @@ list)
 	else
 		host_abis
 		make_root trixie
-		abis trixie | sed 's/^/trixie /' | subset
+		abis trixie | grep -v -- '-rt-amd64$' | sed 's/^/trixie /' | subset
 	fi
 	;;
 install)
