@@ -24,6 +24,10 @@
 # stock fuse.ko loads again in a VM. The host is restored at the end,
 # whatever happened.
 #
+# Without the tier's pkg-deb-upgrade (the default tier), today's package is
+# installed on a host without any, and the previous package is neither built
+# nor installed: a NOTE says so.
+#
 # usage: tests/pkg/deb.sh      environment: FB_PKG_VM=0  no VM checks
 #   FB_PKG_PREV=COMMIT  the previous package's commit (default pt_prev_commit)
 #   FB_PKG_RED=1        the red run: the previous package gets the epoch 1:
@@ -38,6 +42,13 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/pkg/lib.sh"
 
 pkg=fuse-backport-dkms
+# The previous package and the upgrade from it: the tier's pkg-deb-upgrade
+# (yes in the full tier), or asked for by FB_PKG_PREV or FB_PKG_RED.
+FB_TOP=$top
+# shellcheck source=tests/lib/tier.sh
+. "$top/tests/lib/tier.sh"
+upgrade=$(tier_get pkg-deb-upgrade)
+[ -n "${FB_PKG_PREV:-}" ] || [ "${FB_PKG_RED:-0}" = 1 ] && upgrade=yes
 fake7=7.4.0-fake
 nohdr=6.12.0-fbnohdr-amd64
 gatek=6.1.0-999-fbgate-amd64

@@ -24,64 +24,68 @@ if [ -n "$irk" ]; then
 fi
 
 # --- install the previous package ---------------------------------------------
-red_noauto=""
-if [ "${FB_PKG_RED:-0}" = 1 ] && [ ! -e /etc/dkms/no-autoinstall ]; then
-	mkdir -p /etc/dkms && : > /etc/dkms/no-autoinstall && red_noauto=1
-fi
-# shellcheck disable=SC2086 # no tools .deb: nothing
-DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 install -y -q "$deb0" $tools0 > "$pt_tmp/install0.log" 2>&1
-rc=$?
-tap_check $rc "apt install $(basename "$deb0") $(basename "${tools0:-(no tools .deb)}") (the previous package) exits 0"
-[ $rc = 0 ] || pt_log "$pt_tmp/install0.log" 15
-src0=/usr/src/$name-$prev
-# Lockstep: today's tools beside the previous dkms package are refused
-# (Breaks every other version), and dpkg changes nothing.
-if [ -n "$tools1" ]; then
-	# the two bounds, in whatever order dpkg-gencontrol wrote them
-	br=$(dpkg-deb -f "$tools1" Breaks)
-	brs=$(echo "$br" | tr ',' '\n' | sed 's/^ *//' | sort | tr '\n' ';')
-	dpkg --no-act -i "$tools1" > "$pt_tmp/lockstep.log" 2>&1
-	rc=$?
-	[ "$brs" = "$pkg (<< $debver1);$pkg (>> $debver1);" ] && [ $rc != 0 ] &&
-		grep -q "breaks $pkg (<< $debver1)" "$pt_tmp/lockstep.log" &&
-		[ "$(dpkg-query -W -f '${Version}' $pkg)" = "$debver0" ]
-	r=$?
-	tap_check $r "fuse-backport-tools $debver1 beside $pkg $debver0: dpkg refuses (Breaks: $br), nothing changed"
-	[ $r = 0 ] || pt_log "$pt_tmp/lockstep.log" 8
-fi
-[ "$(pt_deb_state $pkg)" = installed ] && [ "$(dpkg-query -W -f '${Version}' $pkg)" = "$debver0" ] && [ -d "$src0" ]
-tap_check $? "dpkg: $pkg $debver0 is installed and configured, $src0 there"
-# The previous package's module version for a kernel: its base's, by the
-# previous tree's own pins (2026.12.0 on); a package from before the product
-# version (no flavor.sh --base, or no pin it names) had its one module
-# version as its version.
-prev_modver() {
-	pb=$(bash "$pt_tmp/prev/src/scripts/flavor.sh" --base "$1" "/lib/modules/$1/build" 2> /dev/null) || {
-		echo "$prev"
-		return
-	}
-	pp=$pt_tmp/prev/src/backports/${pb%% *}/pin
-	[ -f "$pp" ] || {
-		echo "$prev"
-		return
-	}
-	echo "$(sed -n 's/^UPSTREAM_VERSION=//p' "$pp")+fb$(sed -n 's/^FB_RELEASE=//p' "$pp")"
-}
-for k in $kernels; do
-	[ -z "$red_noauto" ] || break
-	case $k in 6.*) ;; *) continue ;; esac # served by every previous package
-	check_kernel "$k" "$pt_tmp/install0.log" "$prev" "$(prev_modver "$k")"
-done
-# The initramfs under the previous package (issue 29, item 6): one from
-# before scripts/initramfs.sh left it as it was, the kernel's own fuse.ko
-# although modprobe loads ours (FB_PKG_PREV=57cc216 shows it); a later one
-# made it again with ours.
+# (pkg-deb-upgrade: the default tier has no previous package; the kernel's
+# own fuse.ko is then what the initramfs held before ours)
 irk_prev=kernel/fs/fuse/fuse.ko
-[ ! -f "$pt_tmp/prev/src/scripts/initramfs.sh" ] || irk_prev=updates/dkms/fuse.ko
-if [ -n "$irk" ] && [ -z "$red_noauto" ]; then
-	f=$(modinfo -k "$irk" -F filename fuse 2> /dev/null)
-	[ "$(initrd_fuse "$irk")" = "$irk_prev" ] && case $f in */updates/dkms/fuse.ko*) true ;; *) false ;; esac
-	tap_check $? "$irk, previous package $debver0: modprobe loads ours ($f), the initramfs holds $(initrd_fuse "$irk") (that package's way: $irk_prev)"
+red_noauto=""
+if [ "$upgrade" = yes ]; then
+	if [ "${FB_PKG_RED:-0}" = 1 ] && [ ! -e /etc/dkms/no-autoinstall ]; then
+		mkdir -p /etc/dkms && : > /etc/dkms/no-autoinstall && red_noauto=1
+	fi
+	# shellcheck disable=SC2086 # no tools .deb: nothing
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 install -y -q "$deb0" $tools0 > "$pt_tmp/install0.log" 2>&1
+	rc=$?
+	tap_check $rc "apt install $(basename "$deb0") $(basename "${tools0:-(no tools .deb)}") (the previous package) exits 0"
+	[ $rc = 0 ] || pt_log "$pt_tmp/install0.log" 15
+	src0=/usr/src/$name-$prev
+	# Lockstep: today's tools beside the previous dkms package are refused
+	# (Breaks every other version), and dpkg changes nothing.
+	if [ -n "$tools1" ]; then
+		# the two bounds, in whatever order dpkg-gencontrol wrote them
+		br=$(dpkg-deb -f "$tools1" Breaks)
+		brs=$(echo "$br" | tr ',' '\n' | sed 's/^ *//' | sort | tr '\n' ';')
+		dpkg --no-act -i "$tools1" > "$pt_tmp/lockstep.log" 2>&1
+		rc=$?
+		[ "$brs" = "$pkg (<< $debver1);$pkg (>> $debver1);" ] && [ $rc != 0 ] &&
+			grep -q "breaks $pkg (<< $debver1)" "$pt_tmp/lockstep.log" &&
+			[ "$(dpkg-query -W -f '${Version}' $pkg)" = "$debver0" ]
+		r=$?
+		tap_check $r "fuse-backport-tools $debver1 beside $pkg $debver0: dpkg refuses (Breaks: $br), nothing changed"
+		[ $r = 0 ] || pt_log "$pt_tmp/lockstep.log" 8
+	fi
+	[ "$(pt_deb_state $pkg)" = installed ] && [ "$(dpkg-query -W -f '${Version}' $pkg)" = "$debver0" ] && [ -d "$src0" ]
+	tap_check $? "dpkg: $pkg $debver0 is installed and configured, $src0 there"
+	# The previous package's module version for a kernel: its base's, by the
+	# previous tree's own pins (2026.12.0 on); a package from before the product
+	# version (no flavor.sh --base, or no pin it names) had its one module
+	# version as its version.
+	prev_modver() {
+		pb=$(bash "$pt_tmp/prev/src/scripts/flavor.sh" --base "$1" "/lib/modules/$1/build" 2> /dev/null) || {
+			echo "$prev"
+			return
+		}
+		pp=$pt_tmp/prev/src/backports/${pb%% *}/pin
+		[ -f "$pp" ] || {
+			echo "$prev"
+			return
+		}
+		echo "$(sed -n 's/^UPSTREAM_VERSION=//p' "$pp")+fb$(sed -n 's/^FB_RELEASE=//p' "$pp")"
+	}
+	for k in $kernels; do
+		[ -z "$red_noauto" ] || break
+		case $k in 6.*) ;; *) continue ;; esac # served by every previous package
+		check_kernel "$k" "$pt_tmp/install0.log" "$prev" "$(prev_modver "$k")"
+	done
+	# The initramfs under the previous package (issue 29, item 6): one from
+	# before scripts/initramfs.sh left it as it was, the kernel's own fuse.ko
+	# although modprobe loads ours (FB_PKG_PREV=57cc216 shows it); a later one
+	# made it again with ours.
+	[ ! -f "$pt_tmp/prev/src/scripts/initramfs.sh" ] || irk_prev=updates/dkms/fuse.ko
+	if [ -n "$irk" ] && [ -z "$red_noauto" ]; then
+		f=$(modinfo -k "$irk" -F filename fuse 2> /dev/null)
+		[ "$(initrd_fuse "$irk")" = "$irk_prev" ] && case $f in */updates/dkms/fuse.ko*) true ;; *) false ;; esac
+		tap_check $? "$irk, previous package $debver0: modprobe loads ours ($f), the initramfs holds $(initrd_fuse "$irk") (that package's way: $irk_prev)"
+	fi
 fi
 
 # --- upgrade to today's product version, with a kernel without headers and one
@@ -96,14 +100,20 @@ ln -sfn "/usr/src/linux-headers-$fake7" "/lib/modules/$fake7/build"
 # shellcheck disable=SC2086 # no tools .deb: nothing
 DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 install -y -q "$deb1" $tools1 > "$pt_tmp/install1.log" 2>&1
 rc=$?
-tap_check $rc "apt upgrade $debver0 -> $debver1 ($(basename "$deb1") $(basename "${tools1:-(no tools .deb)}")) exits 0"
+if [ "$upgrade" = yes ]; then
+	tap_check $rc "apt upgrade $debver0 -> $debver1 ($(basename "$deb1") $(basename "${tools1:-(no tools .deb)}")) exits 0"
+else
+	tap_check $rc "apt install $(basename "$deb1") $(basename "${tools1:-(no tools .deb)}") (no earlier package) exits 0"
+fi
 [ $rc = 0 ] || pt_log "$pt_tmp/install1.log" 15
 grep -E "^(Preparing to unpack|Unpacking|Setting up) fuse-backport" "$pt_tmp/install1.log" | sed 's/^/# /'
 [ "$(pt_deb_state $pkg)" = installed ] && [ "$(dpkg-query -W -f '${Version}' $pkg)" = "$debver1" ]
 tap_check $? "dpkg: $pkg $debver1 is installed and configured ($(pt_deb_state $pkg) $(dpkg-query -W -f '${Version}' $pkg 2> /dev/null))"
 st=$(dkms status -m $name 2> /dev/null)
-! echo "$st" | grep -q "$name/${prev}[,:]" && [ ! -e "$src0" ] && [ -d "$src" ] && [ ! -e "/var/lib/dkms/$name/$prev" ]
-tap_check $? "$prev is gone from DKMS (dkms status, /var/lib/dkms) and /usr/src, $ver is there"
+if [ "$upgrade" = yes ]; then
+	! echo "$st" | grep -q "$name/${prev}[,:]" && [ ! -e "$src0" ] && [ -d "$src" ] && [ ! -e "/var/lib/dkms/$name/$prev" ]
+	tap_check $? "$prev is gone from DKMS (dkms status, /var/lib/dkms) and /usr/src, $ver is there"
+fi
 echo "$st" | sed 's/^/# /'
 if [ "${FB_PKG_RED:-0}" = 1 ]; then
 	tap_diag "red run (FB_PKG_RED=1): stopping after the upgrade checks"
