@@ -155,7 +155,7 @@ if [ -n "$irk" ]; then
 	[ "$(initrd_fuse "$irk")" = updates/dkms/fuse.ko ] &&
 		{ { [ "$irk_prev" = kernel/fs/fuse/fuse.ko ] && [ $remade = 0 ]; } ||
 			{ [ "$irk_prev" = updates/dkms/fuse.ko ] && [ $remade = 1 ]; }; }
-	tap_check $? "$irk: after the upgrade its initramfs holds our fuse.ko ($(initrd_fuse "$irk"); $(grep -m 1 'initramfs of' "$pt_tmp/install1.log" || echo 'not made again'))"
+	tap_check $? "$irk: after the $([ "$upgrade" = yes ] && echo upgrade || echo install) its initramfs holds our fuse.ko ($(initrd_fuse "$irk"); $(grep -m 1 'initramfs of' "$pt_tmp/install1.log" || echo 'not made again'))"
 fi
 grep -q "not building for $fake7: kernel $fake7 is outside every base" "$pt_tmp/install1.log" &&
 	! dkms status -m $name 2> /dev/null | grep -q ", $fake7," && [ -z "$(our_modules $fake7)" ]
