@@ -68,8 +68,11 @@ elif [ $rc != 0 ]; then
 	tail -n 20 "$top/build/modules-$kver.log" >&2
 	die "building our module for $kver failed"
 fi
-case " ${FB_VM_TARGETS:-unpatched} " in
-*" unpatched "*)
+# The unpatched base: a target, and the status suite's evidence of a build
+# without the fix (a module of the same version that is not the installed
+# one), whatever the targets.
+case " ${FB_VM_TARGETS:-unpatched} ,$suites," in
+*" unpatched "* | *,status,*)
 	sh dev/build-for.sh "$kver" none > "$top/build/modules-$kver-unpatched.log" 2>&1 ||
 		die "building the unpatched base for $kver failed (build/modules-$kver-unpatched.log)"
 	;;
