@@ -101,8 +101,8 @@ section() {
 	account "$name" "$start" "$(date +%s)"
 }
 
-# The sections of the lane (lane_start): each run as section runs it, its
-# output to its log only, with its start and end in NAME.start and NAME.end.
+# quiet NAME CMD...: a section of the lane (below), run as section runs it,
+# its output to its log only, its start and end in NAME.start and NAME.end.
 quiet() {
 	name=$1
 	shift
@@ -119,7 +119,7 @@ quiet() {
 	date +%s > "$logs/$name.end"
 }
 # shown NAME: a section of the lane, shown and counted as section does, once
-# the lane has ended (lane_join).
+# the lane has ended.
 shown() {
 	name=$1
 	wanted "$name" || { left_out="$left_out $name"; return 0; }
@@ -241,6 +241,7 @@ lane() {
 	quiet tools-user sh tests/host-tools/run.sh
 	quiet pkg-headers sh tests/pkg/headers.sh
 }
+# the lane's sections, in lane's order, for shown
 lane_names="lint tools tools-user pkg-headers"
 if ! { make -s -C tools > "$logs/lane-make.log" 2>&1 && make -s -C tests >> "$logs/lane-make.log" 2>&1; }; then
 	cat "$logs/lane-make.log"
