@@ -166,8 +166,12 @@ mok() {
 }
 debs=$deb
 [ -f "$cdeb" ] && debs="$cdeb $deb"
+# apt gives dpkg, and so the maintainer scripts, a PATH of its own
+# (DPkg::Path, default /usr/sbin:/usr/bin:/sbin:/bin): the fake goes first
+# in that one.
 # shellcheck disable=SC2086 # the .debs
-mok enabled not-enrolled debian env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $debs > "$pt_tmp/install.log" 2>&1
+mok enabled not-enrolled debian env DEBIAN_FRONTEND=noninteractive \
+	apt-get -o "DPkg::Path=$pt_tmp/bin:/usr/sbin:/usr/bin:/sbin:/bin" install -y -q $debs > "$pt_tmp/install.log" 2>&1
 rc=$?
 tap_check $rc "apt install exits 0"
 [ $rc = 0 ] || pt_log "$pt_tmp/install.log"
