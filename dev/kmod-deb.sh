@@ -6,7 +6,12 @@
 # fuse-backport-modules-KVER with the built modules, stripped, signed and
 # compressed the way the kernel does its own, under
 # /lib/modules/KVER/updates/fuse-backport/, depending on that kernel's image
-# package and running depmod in postinst and postrm.
+# package and running depmod in postinst and postrm. Where the modules are
+# signed it carries the signer's certificate (DER, the certificate only) as
+# /usr/share/fuse-backport-modules-KVER/signer.der, and its postinst asks
+# scripts/secureboot.sh whether Secure Boot lets them load (mokutil
+# --test-key on that certificate): one line when it does not; the package
+# is configured all the same.
 #
 # usage: dev/kmod-deb.sh KVER [KDIR]       (make kmod-deb KVER=...)
 # environment: SIGN_KEY, SIGN_CERT  the signing key (PEM or pkcs11: URI) and
@@ -22,6 +27,14 @@
 # depends on this kernel's modules package, and its version (the kernel
 # headers package's, then ours) rises with a kernel upgrade, so that a
 # repository carrying the new kernel's modules upgrades it and pulls them in.
+# And fuse-backport-modules-common (all), which every modules package
+# depends on: what one host needs once, whatever its kernels, from the
+# files the DKMS package installs too (scripts/, not copies): modprobe's
+# fallback to the kernel's own fuse, cuse and virtiofs where ours cannot
+# load (scripts/fuse-backport.modprobe.conf, scripts/modprobe-stock.sh) and
+# scripts/secureboot.sh. One package, so that the modules packages of two
+# kernels install side by side; it conflicts with fuse-backport-dkms, which
+# ships the same fallback.
 # Exit status 3: this kernel is not served (scripts/build.sh said why).
 set -eu
 
@@ -46,7 +59,7 @@ export SOURCE_DATE_EPOCH
 
 # The build directory stays between runs (kbuild redoes what changed).
 work=$out/kmod-work/$kver
-rm -rf "$work/root" "$work/meta"
+rm -rf "$work/root" "$work/meta" "$work/common" "$work/signer.der"
 mkdir -p "$work/build"
 rc=0
 # The base that serves this kernel's series (dkms.conf decides, as for
@@ -78,6 +91,13 @@ if grep -qx 'CONFIG_MODULE_SIG=y' "$conf"; then
 	signfile=$kdir/scripts/sign-file
 	[ -x "$signfile" ] || pkg_die "no $signfile in the headers of $kver"
 	hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"$/\1/p' "$conf")
+	# What the package carries of it: the certificate alone, as DER (what
+	# mokutil reads), whatever SIGN_CERT holds besides (the kernel's own
+	# signing_key.pem has the private key in the same file).
+	command -v openssl > /dev/null || pkg_die "needs openssl for the certificate (apt install openssl)"
+	openssl x509 -inform DER -in "$cert" -outform DER -out "$work/signer.der" 2> /dev/null ||
+		openssl x509 -inform PEM -in "$cert" -outform DER -out "$work/signer.der" 2> /dev/null ||
+		pkg_die "$cert is no X.509 certificate (DER or PEM)"
 else
 	key=""
 fi
@@ -102,6 +122,13 @@ for m in $modules; do
 	esac
 	files="$files ${ko#"$root"}"
 done
+# The certificate that signed them, for the postinst's mokutil --test-key
+# (and the operator's mokutil --import).
+signer=""
+if [ -n "$key" ]; then
+	signer=/usr/share/$name/signer.der
+	install -D -m 644 "$work/signer.der" "$root$signer"
+fi
 
 cp "$top/debian/copyright" "$root/usr/share/doc/$name/copyright"
 maint=$(sed -n 's/^Maintainer: //p' "$top/debian/control")
@@ -122,7 +149,7 @@ gzip -n -9 -c "$work/changelog" > "$root/usr/share/doc/$name/changelog.Debian.gz
 	echo "Architecture: $arch"
 	echo "Maintainer: $maint"
 	echo "Installed-Size: $(du -sk "$root" | cut -f1)"
-	echo "Depends: linux-image-$kver | linux-image-$kver-unsigned"
+	echo "Depends: linux-image-$kver | linux-image-$kver-unsigned, fuse-backport-modules-common (>= $ver-$rev)"
 	echo "Recommends: fuse-backport-tools"
 	echo "Conflicts: fuse-backport-dkms"
 	echo "Provides: fuse-backport-modules (= $ver)"
@@ -131,30 +158,54 @@ gzip -n -9 -c "$work/changelog" > "$root/usr/share/doc/$name/changelog.Debian.gz
 	echo "Description: patched Linux FUSE module, prebuilt for Linux $kver"
 	echo "fuse-backport $ver (base $base, module version $modver; $flavor flavor: $modules) built for the kernel $kver," \
 		"for machines that have no compiler or kernel headers. The modules are in" \
-		"/lib/modules/$kver/updates/fuse-backport/. Use this package or" \
+		"/lib/modules/$kver/updates/fuse-backport/${signer:+; the certificate that signed them is $signer}. Use this package or" \
 		"fuse-backport-dkms on a machine, not both." | fold -s -w 78 | sed -e 's/ *$//' -e 's/^/ /'
 } > "$root/DEBIAN/control"
 # Not a package for the Debian archive: there is no ITP bug to close.
 mkdir -p "$root/usr/share/lintian/overrides"
 echo "$name: initial-upload-closes-no-bugs" > "$root/usr/share/lintian/overrides/$name"
 # One kernel's module set: depmod for that kernel only, while it is there.
-for s in postinst postrm; do
-	{
-		echo '#!/bin/sh'
-		echo 'set -e'
-		# shellcheck disable=SC2016 # $1 is the maintainer script's
-		if [ $s = postinst ]; then
-			echo 'if [ "$1" = configure ]; then'
-		else
-			echo 'if [ "$1" = remove ] || [ "$1" = purge ]; then'
-		fi
-		echo "	if [ -d /lib/modules/$kver/kernel ]; then"
-		echo "		depmod -a $kver"
-		echo '	fi'
-		echo 'fi'
-	} > "$root/DEBIAN/$s"
-	chmod 755 "$root/DEBIAN/$s"
-done
+# Signed modules: the postinst asks scripts/secureboot.sh (of
+# fuse-backport-modules-common) whether Secure Boot trusts their signer,
+# and where it does not, says in one line what happens and what to do.
+# What does happen: the drop-in's modules have the kernel's own as twins,
+# which modprobe's fallback (fuse-backport-modules-common) loads instead;
+# the renamed flavor's have none.
+if [ "$flavor" = dropin ]; then
+	what="our $(echo "$modules" | sed 's/ /, /g')"
+	instead="modprobe then loads the kernel's own"
+else
+	what=$modules
+	instead="the kernel's built-in FUSE then serves alone"
+fi
+cat > "$root/DEBIAN/postinst" << EOF
+#!/bin/sh
+set -e
+if [ "\$1" = configure ]; then
+	if [ -d /lib/modules/$kver/kernel ]; then
+		depmod -a $kver
+	fi
+EOF
+[ -z "$signer" ] || cat >> "$root/DEBIAN/postinst" << EOF
+	fb_rc=0
+	fb_sb=\$(sh /usr/libexec/fuse-backport/secureboot $signer "they load from that boot on") || fb_rc=\$?
+	case \$fb_rc in
+	0) ;;
+	1) echo "$name: $what will not load on $kver, $instead: \${fb_sb#*: }" ;;
+	*) echo "$name: $what may not load on $kver, $instead: \${fb_sb#*: }" ;;
+	esac
+EOF
+echo 'fi' >> "$root/DEBIAN/postinst"
+cat > "$root/DEBIAN/postrm" << EOF
+#!/bin/sh
+set -e
+if [ "\$1" = remove ] || [ "\$1" = purge ]; then
+	if [ -d /lib/modules/$kver/kernel ]; then
+		depmod -a $kver
+	fi
+fi
+EOF
+chmod 755 "$root/DEBIAN/postinst" "$root/DEBIAN/postrm"
 (cd "$root" && find . -path ./DEBIAN -prune -o -type f -print | sed 's|^\./||' | LC_ALL=C sort |
 	xargs md5sum) > "$work/md5sums"
 mv "$work/md5sums" "$root/DEBIAN/md5sums"
@@ -166,6 +217,54 @@ deb=$out/${name}_$ver-${rev}_$arch.deb
 find "$root" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" > /dev/null
 echo "kmod-deb: $deb:$files"
+
+# fuse-backport-modules-common: the same bytes whatever the kernel (nothing
+# of it comes from KVER), so that a repository takes it from any kernel's
+# build. The files are those debian/rules installs in fuse-backport-dkms.
+cname=fuse-backport-modules-common
+croot=$work/common
+mkdir -p "$croot/DEBIAN" "$croot/usr/share/doc/$cname" "$croot/usr/share/lintian/overrides"
+install -D -m 644 "$top/scripts/fuse-backport.modprobe.conf" "$croot/usr/lib/modprobe.d/fuse-backport.conf"
+install -D -m 755 "$top/scripts/modprobe-stock.sh" "$croot/usr/libexec/fuse-backport/modprobe-stock"
+install -D -m 755 "$top/scripts/secureboot.sh" "$croot/usr/libexec/fuse-backport/secureboot"
+cp "$top/debian/copyright" "$croot/usr/share/doc/$cname/copyright"
+{
+	echo "$cname ($ver-$rev) unstable; urgency=medium"
+	echo
+	echo "fuse-backport $ver: modprobe's fallback to the kernel's own FUSE modules and the Secure Boot check of the prebuilt modules, by make kmod-deb." |
+		fold -s -w 72 | sed -e 's/ *$//' -e '1s/^/  * /' -e '2,$s/^/    /'
+	echo
+	echo " -- $maint  $(LC_ALL=C date -u -d "@$SOURCE_DATE_EPOCH" '+%a, %d %b %Y %H:%M:%S +0000')"
+} | gzip -n -9 > "$croot/usr/share/doc/$cname/changelog.Debian.gz"
+echo "$cname: initial-upload-closes-no-bugs" > "$croot/usr/share/lintian/overrides/$cname"
+{
+	echo "Package: $cname"
+	echo "Source: fuse-backport"
+	echo "Version: $ver-$rev"
+	echo "Architecture: all"
+	echo "Maintainer: $maint"
+	echo "Installed-Size: $(du -sk "$croot" | cut -f1)"
+	echo "Depends: kmod"
+	echo "Suggests: mokutil"
+	echo "Conflicts: fuse-backport-dkms"
+	echo "Section: kernel"
+	echo "Priority: optional"
+	echo "Description: patched Linux FUSE module, prebuilt: what every kernel's package shares"
+	echo "The part of the fuse-backport-modules-KVER packages that a host needs once," \
+		"whatever its kernels: where our fuse, cuse or virtiofs cannot load (a" \
+		"signature the kernel rejects: Secure Boot, lockdown, module.sig_enforce)," \
+		"modprobe loads the kernel's own module instead and says so in the kernel log" \
+		"(/usr/lib/modprobe.d/fuse-backport.conf); and the Secure Boot check their" \
+		"postinst runs (mokutil --test-key on the certificate that signed them)." |
+		fold -s -w 78 | sed -e 's/ *$//' -e 's/^/ /'
+} > "$croot/DEBIAN/control"
+(cd "$croot" && find . -path ./DEBIAN -prune -o -type f -print | sed 's|^\./||' | LC_ALL=C sort |
+	xargs md5sum) > "$work/md5sums"
+mv "$work/md5sums" "$croot/DEBIAN/md5sums"
+cdeb=$out/${cname}_$ver-${rev}_all.deb
+find "$croot" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+dpkg-deb --root-owner-group -Zxz --build "$croot" "$cdeb" > /dev/null
+echo "kmod-deb: $cdeb"
 
 # The meta package of the flavour: "6.1.0-57-cloud-amd64" -> cloud-amd64,
 # "6.12.95+deb12-amd64" -> amd64.

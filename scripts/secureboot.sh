@@ -5,9 +5,15 @@
 # asks it before it makes our fuse.ko the one modprobe picks (drop-in
 # flavor), and `fuse-backport status` or an operator can ask it too.
 #
-# usage: scripts/secureboot.sh [CERT]
+# The prebuilt-module packages (dev/kmod-deb.sh) ship it too, as
+# /usr/libexec/fuse-backport/secureboot in fuse-backport-modules-common:
+# their postinst asks it about the certificate that signed their modules.
+#
+# usage: scripts/secureboot.sh [CERT [THEN]]
 #   CERT: the signing certificate (DER or PEM); default: FB_SB_CERT, else
 #   mok_certificate of /etc/dkms/framework.conf(.d), else /var/lib/dkms/mok.pub
+#   THEN: what the operator does once CERT is enrolled, in the advice;
+#   default: dpkg-reconfigure fuse-backport-dkms (DKMS builds afresh)
 # prints one line, "STATE: explanation", and exits:
 #   0 off          Secure Boot is off (or not an EFI machine): any module loads
 #   0 enrolled     on, and CERT is enrolled (mokutil --test-key)
@@ -24,7 +30,8 @@ if [ -z "$cert" ]; then
 		sed -n 's/^[[:space:]]*mok_certificate=["'\'']\{0,1\}\([^"'\'']*\).*/\1/p' | tail -n 1)
 	cert=${cert:-/var/lib/dkms/mok.pub}
 fi
-enrol="mokutil --import $cert, reboot and confirm the enrolment in the firmware's MOK manager, then dpkg-reconfigure fuse-backport-dkms (rpm: dnf reinstall fuse-backport-dkms)"
+then=${2:-dpkg-reconfigure fuse-backport-dkms (rpm: dnf reinstall fuse-backport-dkms)}
+enrol="mokutil --import $cert, reboot and confirm the enrolment in the firmware's MOK manager, then $then"
 
 if command -v mokutil > /dev/null 2>&1; then
 	sb=$(mokutil --sb-state 2>&1)
@@ -68,7 +75,7 @@ case $t in
 	exit 0
 	;;
 *"already in the enrollment request"*)
-	echo "not-enrolled: Secure Boot is on and $cert awaits enrolment: reboot and confirm it in the firmware's MOK manager, then dpkg-reconfigure fuse-backport-dkms"
+	echo "not-enrolled: Secure Boot is on and $cert awaits enrolment: reboot and confirm it in the firmware's MOK manager, then $then"
 	exit 1
 	;;
 *"is not enrolled"*)

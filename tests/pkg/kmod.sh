@@ -11,6 +11,17 @@
 # The meta package fuse-backport-modules-FLAVOUR depends on the kernel's
 # modules package; packaging is reproducible (SOURCE_DATE_EPOCH), shown by
 # packaging again from the same build (the compile itself is not repeated).
+# Secure Boot (issue 29): the package carries the certificate that signed
+# its modules (DER, nothing else) and depends on fuse-backport-modules-common,
+# which ships modprobe's fallback and scripts/secureboot.sh as the DKMS
+# package does (the same files); with mokutil faked on PATH
+# (tests/pkg/fixtures/mokutil.sh: mokutil's own words and exit statuses),
+# the postinst says in one line that ours will not load where Secure Boot
+# is on and the signer is not enrolled (or only pending), apt still exits
+# 0, and it stays silent where the signer is enrolled or Secure Boot is
+# off; every module of the drop-in flavor has the fallback to the kernel's
+# own. Not shown: a real firmware, the module refused at load time (the
+# fallback's loading is pkg-fallback's, with the DKMS package).
 #
 # usage: tests/pkg/kmod.sh [KVER]      (default 6.12.95+deb12-amd64)
 tap_suite="pkg-kmod"
@@ -21,11 +32,15 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 kver=${1:-6.12.95+deb12-amd64}
 pkg=fuse-backport-modules-$kver
 
+common=fuse-backport-modules-common
+
 pt_cleanup() {
-	if [ "$(pt_deb_state "$pkg")" != not-installed ]; then
-		DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "$pkg" > /dev/null 2>&1 ||
-			dpkg --purge --force-all "$pkg" > /dev/null 2>&1
-	fi
+	for p in "$pkg" "$common"; do
+		if [ "$(pt_deb_state "$p")" != not-installed ]; then
+			DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "$p" > /dev/null 2>&1 ||
+				dpkg --purge --force-all "$p" > /dev/null 2>&1
+		fi
+	done
 }
 
 pt_init "$pkg" dpkg-deb apt-get openssl
@@ -84,6 +99,38 @@ grep -qx 'CONFIG_MODULE_COMPRESS_XZ=y' "/lib/modules/$kver/build/.config" && com
 [ -f "$pt_tmp/x$rel$comp" ]
 tap_check $? "compressed as the kernel does its own (fusebp.ko$comp)"
 
+# The certificate that signed the modules, for mokutil --test-key: exactly
+# the DKMS MOK's certificate, as DER (no key can hide in it), whose CN the
+# signature names.
+sigd=0
+grep -qx 'CONFIG_MODULE_SIG=y' "/lib/modules/$kver/build/.config" && sigd=1
+crt=/usr/share/$pkg/signer.der
+if [ $sigd = 1 ]; then
+	openssl x509 -inform DER -in /var/lib/dkms/mok.pub -outform DER 2> /dev/null | cmp -s - "$pt_tmp/x$crt" &&
+		[ "$(pt_cn "$pt_tmp/x$crt")" = "$(modinfo -F signer "$pt_tmp/x$rel$comp" 2> /dev/null)" ]
+	tap_check $? "ships the certificate that signed its modules, DER and nothing else: $crt (CN $(pt_cn "$pt_tmp/x$crt" 2> /dev/null))"
+else
+	tap_skip "ships the signer's certificate" "CONFIG_MODULE_SIG is not set for $kver: nothing signed"
+fi
+
+# fuse-backport-modules-common: the DKMS package's files (scripts/), the
+# same bytes; every modules package depends on it.
+cdeb=$pt_tmp/out/${common}_$ver-1_all.deb
+rc=1
+if [ -f "$cdeb" ]; then
+	rm -rf "$pt_tmp/c"
+	dpkg-deb -x "$cdeb" "$pt_tmp/c"
+	cmp -s scripts/fuse-backport.modprobe.conf "$pt_tmp/c/usr/lib/modprobe.d/fuse-backport.conf" &&
+		cmp -s scripts/modprobe-stock.sh "$pt_tmp/c/usr/libexec/fuse-backport/modprobe-stock" &&
+		cmp -s scripts/secureboot.sh "$pt_tmp/c/usr/libexec/fuse-backport/secureboot" &&
+		[ -x "$pt_tmp/c/usr/libexec/fuse-backport/modprobe-stock" ] && [ -x "$pt_tmp/c/usr/libexec/fuse-backport/secureboot" ] &&
+		dpkg-deb -f "$deb" Depends | grep -q "$common (>= $ver-1)" &&
+		{ ! command -v lintian > /dev/null || lintian --fail-on error,warning "$cdeb" > "$pt_tmp/lintian-common.log" 2>&1; }
+	rc=$?
+fi
+tap_check $rc "$common: modprobe's fallback (fuse, cuse, virtiofs) and secureboot, the files of scripts/ the DKMS package installs; lintian clean; $pkg depends on it"
+[ $rc = 0 ] || pt_log "$pt_tmp/lintian-common.log"
+
 # The flavour's meta package, and the same bytes again from the same inputs.
 flavour=$(echo "$kver" | sed 's/^[0-9][^-]*-\([0-9][0-9]*-\)\{0,1\}//')
 meta=""
@@ -105,10 +152,79 @@ done
 dpkg-deb --fsys-tarfile "$deb" | tar -tvf - | grep -q -v "$(LC_ALL=C date -u -d "@$(dpkg-parsechangelog -S Timestamp)" '+%Y-%m-%d')" && same=1
 tap_check $same "reproducible packaging: a second make kmod-deb (kbuild had nothing to redo) gives the same bytes; every mtime is SOURCE_DATE_EPOCH (debian/changelog's date)"
 
-DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$deb" > "$pt_tmp/install.log" 2>&1
+# The install runs under the faked mokutil: Secure Boot on, the signer not
+# enrolled, the exit statuses of Debian's mokutil.
+mkdir -p "$pt_tmp/bin"
+cp tests/pkg/fixtures/mokutil.sh "$pt_tmp/bin/mokutil"
+chmod 755 "$pt_tmp/bin/mokutil"
+# mok SB KEY EXIT CMD...: CMD with that mokutil first on PATH
+mok() {
+	mok_sb=$1 mok_key=$2 mok_exit=$3
+	shift 3
+	PATH="$pt_tmp/bin:$PATH" FB_MOKUTIL_SB=$mok_sb FB_MOKUTIL_KEY=$mok_key FB_MOKUTIL_EXIT=$mok_exit \
+		FB_MOKUTIL_LOG=$pt_tmp/mokutil.log "$@"
+}
+debs=$deb
+[ -f "$cdeb" ] && debs="$cdeb $deb"
+# apt gives dpkg, and so the maintainer scripts, a PATH of its own
+# (DPkg::Path, default /usr/sbin:/usr/bin:/sbin:/bin): the fake goes first
+# in that one.
+# shellcheck disable=SC2086 # the .debs
+mok enabled not-enrolled debian env DEBIAN_FRONTEND=noninteractive \
+	apt-get -o "DPkg::Path=$pt_tmp/bin:/usr/sbin:/usr/bin:/sbin:/bin" install -y -q $debs > "$pt_tmp/install.log" 2>&1
 rc=$?
 tap_check $rc "apt install exits 0"
 [ $rc = 0 ] || pt_log "$pt_tmp/install.log"
+# The postinst's line: exactly one, that ours will not load and why.
+# nolines OUT: how many lines of OUT are the postinst's ($pkg: ...)
+nolines() {
+	printf '%s\n' "$1" | grep -c "^$pkg: "
+}
+if [ $sigd = 1 ]; then
+	out=$(grep "^$pkg: " "$pt_tmp/install.log")
+	[ $rc = 0 ] && [ "$(nolines "$out")" = 1 ] &&
+		case $out in
+		"$pkg: "*" will not load on $kver, "*"Secure Boot is on and $crt is not enrolled: mokutil --import $crt, reboot"*) true ;;
+		*) false ;;
+		esac &&
+		grep -q -x -F -e "--test-key $crt" "$pt_tmp/mokutil.log"
+	tap_check $? "Secure Boot on, the signer not enrolled (mokutil faked, Debian's exit statuses): the postinst says in one line that ours will not load and what to do; apt exits 0"
+	tap_diag "${out:-no line from the postinst}"
+else
+	tap_skip "the postinst's Secure Boot line" "CONFIG_MODULE_SIG is not set for $kver"
+fi
+# modprobe's fallback is there with it, owned by the common package.
+sc=$(modprobe --showconfig 2> /dev/null | grep -c '^install \(fuse\|cuse\|virtiofs\) /bin/sh /usr/libexec/fuse-backport/modprobe-stock ')
+[ "$sc" = 3 ] && [ -x /usr/libexec/fuse-backport/modprobe-stock ] &&
+	[ "$(dpkg-query -S /usr/lib/modprobe.d/fuse-backport.conf 2> /dev/null | cut -d: -f1)" = "$common" ]
+tap_check $? "installed with it ($common): modprobe --showconfig sends fuse, cuse and virtiofs through modprobe-stock ($sc of 3)"
+# The other answers mokutil gives, to the installed postinst as dpkg runs it.
+pi=/var/lib/dpkg/info/$pkg.postinst
+if [ $sigd = 1 ] && [ -f "$pi" ]; then
+	r1=0 r2=0
+	o1=$(mok enabled not-enrolled upstream sh "$pi" configure "$ver-1" 2>&1) || r1=1
+	o2=$(mok enabled pending debian sh "$pi" configure "$ver-1" 2>&1) || r2=1
+	[ $((r1 + r2)) = 0 ] && [ "$(nolines "$o1")" = 1 ] && [ "$(nolines "$o2")" = 1 ] &&
+		case $o1 in *" will not load on $kver, "*"$crt is not enrolled: mokutil --import $crt"*) true ;; *) false ;; esac &&
+		case $o2 in *" will not load on $kver, "*"$crt awaits enrolment: reboot"*) true ;; *) false ;; esac
+	tap_check $? "the postinst, Secure Boot on: not enrolled under upstream's exit statuses (reversed in 2025), the same line; enrolment pending, one line: reboot and confirm"
+	tap_diag "$o2"
+	: > "$pt_tmp/mokutil.log"
+	r3=0 r4=0 r5=0
+	o3=$(mok enabled enrolled debian sh "$pi" configure "$ver-1" 2>&1) || r3=1
+	asked=$(grep -c -x -F -e "--test-key $crt" "$pt_tmp/mokutil.log")
+	o4=$(mok disabled not-enrolled debian sh "$pi" configure "$ver-1" 2>&1) || r4=1
+	o5=$(mok no-efi not-enrolled debian sh "$pi" configure "$ver-1" 2>&1) || r5=1
+	[ $((r3 + r4 + r5)) = 0 ] && [ "$asked" = 1 ] && [ -z "$o3$o4$o5" ]
+	tap_check $? "the postinst asks mokutil --test-key about $crt and says nothing where it is enrolled, where Secure Boot is off, where there is no EFI"
+	[ -z "$o3$o4$o5" ] || tap_diag "$o3$o4$o5"
+elif [ $sigd = 1 ]; then
+	tap_check 1 "the postinst under mokutil's other answers: no $pi"
+	tap_check 1 "the postinst asks mokutil --test-key about $crt: no $pi"
+else
+	tap_skip "the postinst under mokutil's other answers" "CONFIG_MODULE_SIG is not set for $kver"
+	tap_skip "the postinst asks mokutil --test-key" "CONFIG_MODULE_SIG is not set for $kver"
+fi
 f=$(modinfo -k "$kver" -F filename fusebp 2> /dev/null)
 mv=$(pt_modver "$kver")
 [ "$f" = "$rel$comp" ] && [ "$(modinfo -F version "$f" 2> /dev/null)" = "$mv" ]
@@ -118,16 +234,23 @@ if grep -qx 'CONFIG_MODULE_SIG=y' "/lib/modules/$kver/build/.config"; then
 	[ -n "$s" ] && [ "$s" = "$(pt_mok_cn)" ]
 	tap_check $? "signed by the DKMS MOK (signer: ${s:-none})"
 fi
-DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "$pkg" > "$pt_tmp/remove.log" 2>&1
+purge=$pkg
+[ "$(pt_deb_state "$common")" = not-installed ] || purge="$purge $common"
+# shellcheck disable=SC2086 # the packages
+DEBIAN_FRONTEND=noninteractive apt-get purge -y -q $purge > "$pt_tmp/remove.log" 2>&1
 rc=$?
 [ $rc = 0 ] && [ ! -e "$rel$comp" ] && ! modinfo -k "$kver" fusebp > /dev/null 2>&1 &&
-	[ "$(pt_deb_state "$pkg")" = not-installed ]
-tap_check $? "apt purge: the module is gone and depmod forgot it"
+	[ "$(pt_deb_state "$pkg")" = not-installed ] && [ ! -e /usr/lib/modprobe.d/fuse-backport.conf ] &&
+	[ ! -e "$crt" ]
+tap_check $? "apt purge $purge: the module is gone and depmod forgot it; no certificate, no fallback left"
 
-# The administrator's key.
+# The administrator's key. SIGN_CERT is a PEM file that holds the private
+# key too, as the kernel's own certs/signing_key.pem does: the package gets
+# the certificate alone.
 openssl req -new -x509 -nodes -days 2 -subj "/CN=fuse-backport test signing key" \
-	-newkey rsa:2048 -keyout "$pt_tmp/key.pem" -outform DER -out "$pt_tmp/cert.der" > /dev/null 2>&1
-OUT=$pt_tmp/own SIGN_KEY=$pt_tmp/key.pem SIGN_CERT=$pt_tmp/cert.der \
+	-newkey rsa:2048 -keyout "$pt_tmp/key.pem" -out "$pt_tmp/cert.pem" > /dev/null 2>&1
+cat "$pt_tmp/key.pem" "$pt_tmp/cert.pem" > "$pt_tmp/signing_key.pem"
+OUT=$pt_tmp/own SIGN_KEY=$pt_tmp/key.pem SIGN_CERT=$pt_tmp/signing_key.pem \
 	sh dev/kmod-deb.sh "$kver" > "$pt_tmp/own.log" 2>&1
 rc=$?
 s=""
@@ -135,7 +258,7 @@ s=""
 	s=$(modinfo -F signer "$m" 2> /dev/null)
 done
 [ "$s" = "fuse-backport test signing key" ]
-tap_check $? "SIGN_KEY/SIGN_CERT: signed with the given key (signer: ${s:-none})"
+tap_check $? "SIGN_KEY/SIGN_CERT (a PEM holding the key too): signed with the given key (signer: ${s:-none})"
 [ $rc = 0 ] || pt_log "$pt_tmp/own.log"
 # The key stays where the packages are built: no file of either package
 # holds it (or any PEM private key), nor is one named like a key.
@@ -174,6 +297,30 @@ if [ -n "$k61" ]; then
 		esac
 		tap_check $((rc + signed)) "$k61: drop-in kmod .deb with signed $(echo "$mods" | sed 's|[^ ]*/||g')"
 		[ $rc = 0 ] || pt_log "$pt_tmp/k61.log"
+		# Each drop-in module has a twin of the kernel's own, which
+		# modprobe's fallback loads where ours cannot load: the common
+		# package's file names every one, the package depends on it, and
+		# the postinst's line names them.
+		d61=$pt_tmp/k61/fuse-backport-modules-${k61}_$ver-1_$(dpkg --print-architecture).deb
+		c61=$pt_tmp/k61/${common}_$ver-1_all.deb
+		fb=1
+		names=""
+		if [ $rc = 0 ] && [ -f "$c61" ]; then
+			rm -rf "$pt_tmp/c61"
+			dpkg-deb -x "$c61" "$pt_tmp/c61"
+			pl=$(dpkg-deb -I "$d61" postinst | grep "will not load on $k61, modprobe then loads the kernel's own")
+			fb=0
+			for m in $mods; do
+				n=${m##*/}
+				n=${n%%.ko*}
+				names="$names $n"
+				grep -q "^install $n /bin/sh /usr/libexec/fuse-backport/modprobe-stock $n " \
+					"$pt_tmp/c61/usr/lib/modprobe.d/fuse-backport.conf" || fb=1
+				case $pl in *" $n,"* | *" $n will not load"*) ;; *) fb=1 ;; esac
+			done
+			dpkg-deb -f "$d61" Depends | grep -q "$common (>= $ver-1)" || fb=1
+		fi
+		tap_check $fb "$k61 (drop-in): modprobe's fallback to the kernel's own for each of${names:- its modules} ($common, a dependency); the postinst's Secure Boot line names them"
 	fi
 else
 	tap_skip "drop-in kmod .deb" "no 6.1 headers here"

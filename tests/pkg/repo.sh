@@ -415,7 +415,7 @@ if [ -n "$kmod" ]; then
 	transcript "$pt_tmp/apt-kmod.log"
 	[ $rc = 0 ] || pt_log "$pt_tmp/apt-kmod.log" 15
 	keys=""
-	for p in "$name-modules-$rk" "$name-modules-$flavour"; do
+	for p in "$name-modules-$rk" "$name-modules-$flavour" "$name-modules-common"; do
 		for x in $(in_root dpkg -L "$p" 2> /dev/null); do
 			[ -f "$root$x" ] || continue
 			case $x in *.key | *.pem | *.priv | *.p12 | *.p8) keys="$keys $x" ;; esac
@@ -423,8 +423,8 @@ if [ -n "$kmod" ]; then
 		done
 	done
 	[ -z "$keys" ]
-	tap_check $? "the host got no key: no file of the two packages is or holds a private key${keys:+ ($keys)}"
-	apt_ purge -y "$name-modules-$flavour" "$name-modules-$rk" > /dev/null 2>&1
+	tap_check $? "the host got no key: no file of the three packages (with $name-modules-common) is or holds a private key${keys:+ ($keys)}"
+	apt_ purge -y "$name-modules-$flavour" "$name-modules-$rk" "$name-modules-common" > /dev/null 2>&1
 fi
 
 # --- the modules of the three steps load, in one VM booting the root's kernel ----
