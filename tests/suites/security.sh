@@ -21,6 +21,8 @@
 # asks on every write as upstream, and S_NOSEC is set only where the check
 # proved there is nothing to remove, so an unprivileged truncate during a
 # root write that kept suid removes it.
+# Issue 27, item 3: per write, ours sends no more GETATTR and no more
+# GETXATTR than stock, with attr_timeout 0 and on a KILLPRIV_V2 mount.
 FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$FB_TOP/tests/lib/tap.sh"
 . "$FB_TOP/tests/lib/fuse.sh"
@@ -429,4 +431,76 @@ if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ]; then
 else
 	tap_skip "truncate during a root passthrough write" "no XFS scratch (FB_XFS) for O_DIRECT"
 fi
+# 9. Requests per write against stock (issue 27, item 3): ours never asks
+# the daemon more often than stock does. Stock's figures come from a model,
+# asserted when the suite runs on stock (tap_stock): a passthrough write
+# never refreshes the attributes (no GETATTR or STATX), and its
+# file_remove_privs() sends GETXATTR("security.capability") unless S_NOSEC
+# is set; S_NOSEC is set only on a FUSE_HANDLE_KILLPRIV_V2 mount (SB_NOSEC),
+# by the first write's check, and stays until an attribute refresh, which
+# nothing here makes. So for $pw_n writes, stock sends:
+#   attr_timeout 0:  $pw_n GETXATTR, 0 GETATTR (one check a write);
+#   KILLPRIV_V2:     1 GETXATTR, 0 GETATTR (the first write sets S_NOSEC).
+# The file (mode 0777, no capability) is opened once and left alone for
+# 1.2 s, so that attributes valid for 1 s have expired; then $pw_n writes
+# of one byte, 0.3 s apart, through that one descriptor (no open, no stat
+# in between): they span more than privcache_ms and the attribute timeout.
+# The writes must not reach the daemon (passthrough: no WRITE request).
+pw_n=6
+# pw_ops KEY...: the sum of fbtestd's counters KEY..., nothing when any is
+# missing
+pw_ops() {
+	pw_sum=0
+	for pw_k in "$@"; do
+		pw_v=$(fb_statn "$pw_k") || return 1
+		pw_sum=$((pw_sum + pw_v))
+	done
+	echo $pw_sum
+}
+for pw_cfg in attr0 killpriv2; do
+	for pw_who in 65534 root; do
+		case $pw_cfg in
+		attr0)
+			pw_args="--attr-timeout 0" pw_label="attr_timeout 0"
+			pw_getx=$pw_n
+			;;
+		killpriv2)
+			pw_args="--killpriv-v2" pw_label="KILLPRIV_V2"
+			pw_getx=1
+			;;
+		esac
+		pw_as=""
+		[ $pw_who = root ] || pw_as=$nobody
+		# shellcheck disable=SC2086 # several options
+		mount_pt $pw_args || continue
+		# the numbers stay empty (a failure) if the open fails
+		pw_rc=open pw_a="" pw_x="" pw_w=""
+		{
+			sleep 1.2
+			pw_a0=$(pw_ops op_GETATTR op_STATX)
+			pw_x0=$(fb_statn op_GETXATTR)
+			pw_w0=$(fb_statn op_WRITE)
+			# shellcheck disable=SC2086,SC2016 # setpriv and its options, or nothing; the writer's own script
+			$pw_as sh -c 'i=0
+				while [ $i -lt "$1" ]; do
+					[ $i = 0 ] || sleep 0.3
+					printf x || exit 1
+					i=$((i + 1))
+				done' writer $pw_n >&3
+			pw_rc=$?
+			pw_a=$(delta "$pw_a0" "$(pw_ops op_GETATTR op_STATX)")
+			pw_x=$(delta "$pw_x0" "$(fb_statn op_GETXATTR)")
+			pw_w=$(delta "$pw_w0" "$(fb_statn op_WRITE)")
+		} 3<> "$FB_MNT/f"
+		tap_diag "$pw_label, uid $pw_who: $pw_n writes (exit $pw_rc) sent ${pw_x:-no statistics} GETXATTR, ${pw_a:-no statistics} GETATTR/STATX, ${pw_w:-no statistics} WRITE; stock's model: $pw_getx GETXATTR, 0 GETATTR"
+		[ $pw_rc = 0 ] && [ -n "$pw_x" ] && [ -n "$pw_a" ] && [ "$pw_w" = 0 ] &&
+			[ "$pw_x" -le "$pw_getx" ] && [ "$pw_a" -le 0 ]
+		pw_r=$?
+		# stock: exactly the model's figures
+		[ $pw_rc = 0 ] && [ "$pw_w" = 0 ] && [ "$pw_x" = "$pw_getx" ] && [ "$pw_a" = 0 ]
+		tap_stock $pw_r $? "$pw_label, $pw_n passthrough writes by uid $pw_who to a file without privileges: no more GETXATTR ($pw_x) or GETATTR ($pw_a) than stock ($pw_getx and 0)" \
+			"stock's own figures, the model: $pw_getx GETXATTR and 0 GETATTR for $pw_n writes"
+		fb_umount
+	done
+done
 tap_done
