@@ -33,7 +33,8 @@
 #     host's one when it is visible (a directory under the host's /tmp other
 #     than $FB_OUT is not), else /;
 #   - FB_KVER (and the file /run/fb-kver) give `uname -r`; FB_VM=1; the host's
-#     PATH, LANG, LC_ALL, CI and every FB_* variable are passed on;
+#     PATH (Debian's directories first), LANG, LC_ALL, CI and every FB_*
+#     variable are passed on;
 #   - modules of the booted kernel load by name (modprobe xfs), from the host's
 #     /lib/modules/KVER; dmesg works;
 #   - stdin is empty; CMD's stdout and stderr both go to the runner's stdout
@@ -181,6 +182,10 @@ cwd=$(pwd -P 2>/dev/null || echo /)
 		eval "isset=\${$v+y}"
 		[ -n "$isset" ] || continue
 		eval "val=\$$v"
+		# Debian's own directories first: a host's pyenv or cargo shims
+		# ahead of /usr/bin cost ~20 s per python3 start under TCG, and
+		# the guest needs Debian's python3 (standard library only).
+		[ "$v" = PATH ] && val=/usr/sbin:/usr/bin:/sbin:/bin:$val
 		# shellcheck disable=SC2154 # val is set by the eval above
 		printf 'export %s=%s\n' "$v" "$(shq "$val")"
 	done
