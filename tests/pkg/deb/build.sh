@@ -65,6 +65,13 @@ for b in $(pkg_bases); do
 		tar -tJf "$orig_linux" | grep -q "^linux-$UPSTREAM_VERSION/fs/fuse/file.c$"
 	tap_check $? "base $b: Linux $UPSTREAM_VERSION's kernel files ride in the source package ($(basename "$orig_linux"), in the .dsc); no $DEBIAN_PACKAGE build dependency"
 done
+# checkpatch and its data ride once, with the default base (dev/pkg-deb.sh).
+cp_in=
+for o in "$pt_tmp"/out1/"${name}_$ver".orig-linux*.tar.xz; do
+	tar -tJf "$o" | grep -q '/scripts/checkpatch\.pl$' && cp_in="$cp_in ${o##*.orig-}"
+done
+[ "$cp_in" = " $(pkg_comp "$pkg_default_base").tar.xz" ]
+tap_check $? "checkpatch.pl rides once in the source package, with base $pkg_default_base (in:${cp_in:- none})"
 
 dpkg-deb -c "$deb1" | awk '{ print $6 }' | sed 's|^\./|/|' > "$pt_tmp/files1"
 src=/usr/src/$name-$ver
