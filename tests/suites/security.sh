@@ -503,4 +503,45 @@ for pw_cfg in attr0 killpriv2; do
 		fb_umount
 	done
 done
+# 10. Asynchronous writes and the check (issue 27, item 8): with fio's
+# libaio, iodepth 64 and 4 jobs, completions arrive while a write's check
+# waits for its GETATTR; a reply the kernel dropped (a changed attribute
+# version) would make every write refresh again, under the exclusive lock.
+# Expected: about one GETATTR a second with attr_timeout 1 s, and one
+# GETXATTR per refresh. The limit is a fixed figure from fio's runtime (as
+# in 3): one refresh a second of it, one for the second the jobs start in,
+# one for fio's own stat of the file, one for a jiffy's rounding. Stock
+# refreshes nothing on a passthrough write and asks on every write: its
+# GETXATTR exceed its GETATTR by far. O_DIRECT: on the guest's XFS.
+if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ]; then
+	sec_back=$FB_BACK
+	FB_BACK=$FB_XFS/secaio
+	aio_runtime=4
+	if mount_pt --attr-timeout 1; then
+		head -c 16777216 /dev/zero > "$FB_MNT/f"
+		aops() { [ -n "$1" ] && [ -n "$2" ] && echo $(($1 + $2)); }
+		getx0=$(fb_statn op_GETXATTR)
+		geta0=$(aops "$(fb_statn op_GETATTR)" "$(fb_statn op_STATX)")
+		ufio aio --size=16m --ioengine=libaio --iodepth=64 --direct=1 --numjobs=4 \
+			--time_based --runtime=$aio_runtime
+		frc=$?
+		getx=$(delta "$getx0" "$(fb_statn op_GETXATTR)")
+		geta=$(delta "$geta0" "$(aops "$(fb_statn op_GETATTR)" "$(fb_statn op_STATX)")")
+		iops=$(sed -n 's/.*IOPS=\([^,]*\),.*/\1/p' "$FB_SCRATCH/aio.fio" | head -n 1)
+		limit=$((aio_runtime + 3))
+		tap_diag "libaio iodepth 64, 4 jobs, attr_timeout 1, $aio_runtime s: $geta GETATTR/STATX (limit $limit), $getx GETXATTR, $iops IOPS (fio exit $frc)"
+		[ $frc = 0 ] && [ -n "$geta" ] && [ -n "$getx" ] && [ "$geta" -le $limit ] &&
+			[ "$getx" -le $((geta + 1)) ]
+		r=$?
+		# stock: fio succeeds, and its writes ask far more often than the
+		# attributes are refreshed
+		[ $frc = 0 ] && [ -n "$geta" ] && [ -n "$getx" ] && [ "$getx" -gt $((geta + 1)) ]
+		tap_stock $r $? "libaio iodepth 64, 4 jobs, attr_timeout 1: about one GETATTR a second ($geta in $aio_runtime s, limit $limit) and at most one GETXATTR per refresh ($getx)" \
+			"upstream asks the daemon for security.capability on every write"
+		fb_umount
+	fi
+	FB_BACK=$sec_back
+else
+	tap_skip "libaio writers and the check's GETATTR" "no XFS scratch (FB_XFS) for O_DIRECT"
+fi
 tap_done
