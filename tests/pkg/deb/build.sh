@@ -67,7 +67,7 @@ for b in $(pkg_bases); do
 done
 # checkpatch and its data ride once, with the default base (dev/pkg-deb.sh).
 cp_in=
-for o in "$pt_tmp"/out1/"${name}_$ver".orig-linux*.tar.xz; do
+for o in "$pt_tmp/out1/${name}_$ver".orig-linux*.tar.xz; do
 	tar -tJf "$o" | grep -q '/scripts/checkpatch\.pl$' && cp_in="$cp_in ${o##*.orig-}"
 done
 [ "$cp_in" = " $(pkg_comp "$pkg_default_base").tar.xz" ]
