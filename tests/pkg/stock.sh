@@ -6,8 +6,10 @@
 # move a module of the same name into DKMS's original_module/ on install
 # and back on removal) and under Debian 12's (3.0.10), in a trixie chroot
 # (kept in FB_CACHE/stock-root for the next run; a copy of the build
-# matrix's trixie root FB_CACHE/roots/trixie with dkms and openssl, and no
-# kernel headers but the fake ones below).
+# matrix's trixie root FB_CACHE/roots/trixie with dkms and openssl; each run
+# purges every kernel headers package but the -common ones, and installs
+# ours without its Recommends, so that DKMS builds for the fake kernel
+# below alone).
 #
 # The drop-in kernel is a fake (Debian 13's kernels have FUSE built in): a
 # headers .deb of trixie's 6.12 with FUSE, CUSE and VIRTIO_FS as modules
@@ -80,9 +82,7 @@ fi
 tap_diag "testing $deb"
 
 # The root: a copy of the build matrix's trixie root with dkms and openssl
-# (DKMS makes its MOK with it) from the mirror it already uses; no kernel
-# headers package but -common and kbuild (ours are faked below), so that
-# DKMS builds for the fake kernel alone.
+# (DKMS makes its MOK with it) from the mirror it already uses.
 seed=$(sh dev/debian-root.sh path trixie)
 if [ ! -f "$root/.fb-stock-root" ]; then
 	pt_cleanup
@@ -93,11 +93,6 @@ if [ ! -f "$root/.fb-stock-root" ]; then
 		in_root apt-get update -q >> "$pt_tmp/root.log" 2>&1 &&
 			in_root apt-get install -y -q dkms openssl xz-utils >> "$pt_tmp/root.log" 2>&1
 		rc=$?
-		# shellcheck disable=SC2016 # a dpkg-query format
-		hp=$(in_root dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' 'linux-headers-*' 2> /dev/null |
-			awk '$1 == "ii" && $2 !~ /-common(-rt)?$/ { print $2 }')
-		# shellcheck disable=SC2086 # a list of packages
-		[ $rc != 0 ] || [ -z "$hp" ] || in_root apt-get purge -y -q $hp >> "$pt_tmp/root.log" 2>&1 || rc=1
 		[ $rc = 0 ] && touch "$root/.fb-stock-root"
 		pt_cleanup
 	fi
@@ -112,7 +107,14 @@ fi
 mount -t proc proc "$root/proc" && mount --bind /dev "$root/dev" && mount --bind /sys "$root/sys"
 # shellcheck disable=SC2016 # a dpkg-query format
 root_dkms=$(in_root dpkg-query -W -f '${Version}' dkms)
-builds=$(cd "$root/lib/modules" && for d in *; do [ -e "$d/build/include" ] && echo "$d"; done)
+# No kernel headers but -common ones (the seed's, or what a run before
+# this one left): DKMS builds for the fake kernel alone.
+# shellcheck disable=SC2016 # a dpkg-query format
+hp=$(in_root dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' 'linux-headers-*' 2> /dev/null |
+	awk '$1 == "ii" && $2 !~ /-common(-rt)?$/ { print $2 }')
+# shellcheck disable=SC2086 # a list of packages
+[ -z "$hp" ] || in_root apt-get purge -y -q $hp > "$pt_tmp/purge.log" 2>&1
+builds=$(cd "$root/lib/modules" && for d in *; do in_root test -e "/lib/modules/$d/build/include" && echo "$d"; done)
 [ -z "$builds" ]
 tap_check $? "the root has no kernel headers of its own (${builds:-none})"
 
@@ -128,7 +130,7 @@ tap_diag "fake drop-in kernel $kver: headers of $pt_fake_real with FUSE=m, the k
 cp "$pt_tmp/fake/linux-image-$kver.deb" "$pt_tmp/fake/linux-headers-$kver.deb" "$root/tmp/"
 in_root apt-get install -y -q "/tmp/linux-image-$kver.deb" "/tmp/linux-headers-$kver.deb" > "$pt_tmp/kernel.log" 2>&1
 rc=$?
-grep -qx 'CONFIG_FUSE_FS=m' "$root/lib/modules/$kver/build/.config" && [ -f "$root/lib/modules/$kver/modules.dep" ]
+grep -qx 'CONFIG_FUSE_FS=m' "$root/usr/src/linux-headers-$kver/.config" && [ -f "$root/lib/modules/$kver/modules.dep" ]
 tap_check $((rc + $?)) "apt install the fake image and headers of $kver (CONFIG_FUSE_FS=m, modules.dep made)"
 [ $rc = 0 ] || pt_log "$pt_tmp/kernel.log"
 
@@ -170,7 +172,9 @@ round() {
 	dv=$(in_root dpkg-query -W -f '${Version}' dkms 2> /dev/null)
 	before=$(sums)
 	cp "$deb" "$root/tmp/"
-	in_root apt-get install -y -q "/tmp/$(basename "$deb")" > "$pt_tmp/install.log" 2>&1
+	# Without its Recommends (linux-headers-amd64: a real kernel DKMS would
+	# build for too).
+	in_root apt-get install -y -q --no-install-recommends "/tmp/$(basename "$deb")" > "$pt_tmp/install.log" 2>&1
 	rc=$?
 	in_root dkms status -m $name -v "$ver" -k "$kver" 2> /dev/null | grep -q ': installed'
 	tap_check $((rc + $?)) "dkms $dv: apt install $(basename "$deb") exits 0, DKMS installed $name/$ver for $kver"
@@ -201,7 +205,7 @@ round() {
 	[ "$r" = "$want" ]
 	tap_check $? "dkms $dv: installed, modprobe's lookup (modinfo -k $kver -n) gives ours for fuse, cuse, virtiofs"
 	[ "$r" = "$want" ] || echo "$r" | sed 's/^/#   /'
-	if [ "${2:-}" = newer ]; then
+	if [ "${1:-}" = newer ]; then
 		in_root apt-get install -y -q "/tmp/linux-image-$kver-2.deb" > "$pt_tmp/image2.log" 2>&1
 		rc=$?
 		before=$(sums)
@@ -218,7 +222,7 @@ round() {
 	grep -i -e 'restor' "$pt_tmp/remove.log" | head -n 4 | sed 's/^/# /'
 	gone=$(sums)
 	what="the install"
-	[ "${2:-}" != newer ] || what="the newer image's install"
+	[ "${1:-}" != newer ] || what="the newer image's install"
 	[ "$gone" = "$before" ]
 	tap_check $? "dkms $dv: removed, the kernel's own fuse, cuse, virtiofs exactly as before $what (sha256)"
 	[ "$gone" = "$before" ] || { echo "$before" | sed 's/^/#   before: /'; echo "$gone" | sed 's/^/#   after:  /'; }
@@ -231,7 +235,7 @@ round() {
 	tap_check $? "dkms $dv: removed, modprobe's lookup gives the kernel's own again, no DKMS tree of ours"
 	[ "$r" = "$want" ] || echo "$r" | sed 's/^/#   /'
 	rm -f "$root/tmp/$(basename "$deb")"
-	[ "${2:-}" != newer ] || in_root apt-get install -y -q --allow-downgrades "/tmp/linux-image-$kver.deb" > /dev/null 2>&1
+	[ "${1:-}" != newer ] || in_root apt-get install -y -q --allow-downgrades "/tmp/linux-image-$kver.deb" > /dev/null 2>&1
 }
 
 for which in ${FB_STOCK_DKMS:-root host}; do
