@@ -227,6 +227,7 @@ section pkg-secureboot sh tests/pkg/secureboot.sh
 section pkg-reboot sh tests/pkg/reboot.sh
 section pkg-fallback sh tests/pkg/fallback.sh
 section pkg-trixie sh tests/pkg/trixie.sh
+section pkg-stock sh tests/pkg/stock.sh
 section pkg-repo sh tests/pkg/repo.sh
 
 # The lane: host sections that leave the kernels' modules, DKMS, the

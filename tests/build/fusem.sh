@@ -14,19 +14,31 @@
 # kernel boots here.
 #
 # usage: tests/build/fusem.sh KVER    prints the variant's KVER
+#        tests/build/fusem.sh --copy KVER SRC DST VKVER
+#            the same edits on a copy DST of KVER's headers directory SRC
+#            (anywhere; its Makefile names /usr/src/linux-headers-VKVER):
+#            the package tests' fake FUSE=m headers (tests/pkg/lib.sh)
 set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-k=${1:?usage: fusem.sh KVER}
 die() { echo "fusem: $*" >&2; exit 1; }
 
-w=$(sh "$top/dev/headers.sh" where "$k")
-r=$(sh "$top/dev/headers.sh" root "$w")
-src=$r/usr/src/linux-headers-$k
+if [ "${1:-}" = --copy ]; then
+	k=${2:?usage: fusem.sh --copy KVER SRC DST VKVER}
+	src=${3:?usage: fusem.sh --copy KVER SRC DST VKVER}
+	dst=${4:?usage: fusem.sh --copy KVER SRC DST VKVER}
+	v=${5:?usage: fusem.sh --copy KVER SRC DST VKVER}
+	w=$src
+else
+	k=${1:?usage: fusem.sh KVER}
+	w=$(sh "$top/dev/headers.sh" where "$k")
+	r=$(sh "$top/dev/headers.sh" root "$w")
+	src=$r/usr/src/linux-headers-$k
+	v=$(echo "$k" | sed 's/-\([a-z]*-\)\{0,1\}amd64$/-fbfusem-&/; s/-fbfusem--/-fbfusem-/')
+	dst=$r/usr/src/linux-headers-$v
+fi
 [ -f "$src/.config" ] || die "no headers for $k in $w"
 grep -qx 'CONFIG_FUSE_FS=y' "$src/.config" || die "$k does not have FUSE built in"
-v=$(echo "$k" | sed 's/-\([a-z]*-\)\{0,1\}amd64$/-fbfusem-&/; s/-fbfusem--/-fbfusem-/')
-dst=$r/usr/src/linux-headers-$v
 base=$(bash "$top/scripts/flavor.sh" --base "$k" "$src" 2> /dev/null | cut -d' ' -f2) ||
 	die "$k is outside every base"
 tree=$top/src/$base
@@ -34,10 +46,15 @@ tree=$top/src/$base
 
 rm -rf "$dst.tmp"
 cp -a "$src" "$dst.tmp" || die "cannot copy $src"
-# Debian's headers Makefile names its own directory as the kbuild output:
-# the copy's must name the copy (else kbuild builds against the original).
-grep -q '^KBUILD_OUTPUT=' "$dst.tmp/Makefile" || die "$src/Makefile does not set KBUILD_OUTPUT"
-sed -i "s|^KBUILD_OUTPUT=.*|KBUILD_OUTPUT=/usr/src/linux-headers-$v|" "$dst.tmp/Makefile"
+# Debian's 7.x headers Makefile names its own directory as the kbuild
+# output: the copy's must name the copy (else kbuild builds against the
+# original). Debian 13's 6.12 one only includes the -common Makefile, whose
+# output directory is the one make runs in: the copy as it is.
+if grep -q '^KBUILD_OUTPUT=' "$dst.tmp/Makefile"; then
+	sed -i "s|^KBUILD_OUTPUT=.*|KBUILD_OUTPUT=/usr/src/linux-headers-$v|" "$dst.tmp/Makefile"
+elif ! grep -qx 'include /usr/src/linux-headers-[^ ]*-common/Makefile' "$dst.tmp/Makefile"; then
+	die "$src/Makefile neither sets KBUILD_OUTPUT nor includes a -common Makefile"
+fi
 for f in .config include/config/auto.conf; do
 	sed -i -e 's/^CONFIG_FUSE_FS=y$/CONFIG_FUSE_FS=m/' -e 's/^CONFIG_CUSE=y$/CONFIG_CUSE=m/' \
 		-e 's/^CONFIG_VIRTIO_FS=y$/CONFIG_VIRTIO_FS=m/' "$dst.tmp/$f" || die "cannot edit $f"

@@ -51,9 +51,21 @@
 #                       "unexport:SYM" instead: whole, but SYM is not in
 #                       its Module.symvers, which no probe sees); its
 #                       postinst runs /etc/kernel/header_postinst.d as
-#                       Debian's does. Sets
+#                       Debian's does (with "fusem" instead: whole, with
+#                       FUSE, CUSE and VIRTIO_FS made modules by
+#                       tests/build/fusem.sh --copy). Sets
 #                       pt_fake_real (the kernel copied); fails when no such
 #                       kernel is installed
+#   pt_fake_image_deb KVER DIR   build DIR/linux-image-KVER.deb: the
+#                       kernel's own fuse, cuse and virtiofs of a drop-in
+#                       kernel, in /lib/modules/KVER/kernel/fs/fuse/ as
+#                       .ko.xz (the modules of a kernel of this host that has
+#                       them, compressed as Debian 13's kernels do), and
+#                       modules.order, with their md5sums (dpkg --verify);
+#                       its postinst runs depmod, its postrm
+#                       takes depmod's files away, as Debian's do. Sets
+#                       pt_fake_stock (the host kernel they come from);
+#                       fails when no kernel here has them
 
 # apt and DKMS on this host are shared with tests/dkms/run.sh and the other
 # package tests: one at a time.
@@ -229,12 +241,18 @@ pt_fake_headers_deb() {
 	r=$2/root
 	rm -rf "$r"
 	mkdir -p "$r/DEBIAN" "$r/usr/src" "$r/lib/modules/$1"
-	cp -a "$froot/usr/src/linux-headers-$pt_fake_real" "$r/usr/src/linux-headers-$1" || return 1
+	if [ "${5:-}" = fusem ]; then
+		sh "$top/tests/build/fusem.sh" --copy "$pt_fake_real" "$froot/usr/src/linux-headers-$pt_fake_real" \
+			"$r/usr/src/linux-headers-$1" "$1" > /dev/null || return 1
+	else
+		cp -a "$froot/usr/src/linux-headers-$pt_fake_real" "$r/usr/src/linux-headers-$1" || return 1
+	fi
 	h=$r/usr/src/linux-headers-$1/include
 	sed -i "s/$pt_fake_real/$1/" "$h/config/kernel.release" "$h/generated/utsrelease.h"
 	fdesc="the headers of $pt_fake_real under another name (fuse-backport test)"
 	case ${5:-} in
 	whole) ;;
+	fusem) fdesc="the headers of $pt_fake_real with FUSE as a module (fuse-backport test)" ;;
 	unexport:*)
 		awk -v s="${5#unexport:}" '$2 != s' "$r/usr/src/linux-headers-$1/Module.symvers" > "$2/symvers" &&
 			mv "$2/symvers" "$r/usr/src/linux-headers-$1/Module.symvers" || return 1
@@ -253,4 +271,37 @@ pt_fake_headers_deb() {
 	sed "s|@KVER@|$1|g" "$top/tests/pkg/fixtures/fake-headers-deb/postinst.in" > "$r/DEBIAN/postinst"
 	chmod 755 "$r/DEBIAN/postinst"
 	dpkg-deb --root-owner-group -Znone --build "$r" "$2/linux-headers-$1.deb" > /dev/null
+}
+
+pt_fake_image_deb() {
+	pt_fake_stock=""
+	for pt_d in /lib/modules/*/kernel/fs/fuse; do
+		for pt_m in fuse cuse virtiofs; do
+			[ -n "$(find "$pt_d" -maxdepth 1 -name "$pt_m.ko*" 2> /dev/null)" ] || continue 2
+		done
+		pt_fake_stock=${pt_d%/kernel/fs/fuse}
+		pt_fake_stock=${pt_fake_stock##*/}
+	done
+	[ -n "$pt_fake_stock" ] || return 1
+	pt_r=$2/image
+	rm -rf "$pt_r"
+	mkdir -p "$pt_r/DEBIAN" "$pt_r/lib/modules/$1/kernel/fs/fuse"
+	for pt_m in fuse cuse virtiofs; do
+		pt_f=$(find "/lib/modules/$pt_fake_stock/kernel/fs/fuse" -maxdepth 1 -name "$pt_m.ko*" | head -n 1)
+		case $pt_f in
+		*.ko) xz --check=crc32 --lzma2=dict=1MiB -c "$pt_f" ;;
+		*.ko.xz) cat "$pt_f" ;;
+		*) return 1 ;;
+		esac > "$pt_r/lib/modules/$1/kernel/fs/fuse/$pt_m.ko.xz" || return 1
+		echo "kernel/fs/fuse/$pt_m.ko" >> "$pt_r/lib/modules/$1/modules.order"
+	done
+	: > "$pt_r/lib/modules/$1/modules.builtin"
+	(cd "$pt_r" && find lib -type f -exec md5sum {} +) > "$pt_r/DEBIAN/md5sums" || return 1
+	sed -e "s|@KVER@|$1|g" -e "s|@REAL@|$pt_fake_stock|" \
+		"$top/tests/pkg/fixtures/fake-image-deb/control.in" > "$pt_r/DEBIAN/control"
+	for pt_s in postinst postrm; do
+		sed "s|@KVER@|$1|g" "$top/tests/pkg/fixtures/fake-image-deb/$pt_s.in" > "$pt_r/DEBIAN/$pt_s"
+		chmod 755 "$pt_r/DEBIAN/$pt_s"
+	done
+	dpkg-deb --root-owner-group -Znone --build "$pt_r" "$2/linux-image-$1.deb" > /dev/null
 }
