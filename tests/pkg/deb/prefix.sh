@@ -19,14 +19,15 @@ case $(our_modules "$vm_kver") in
 		echo 'FB_PREFIX=acmefs' >> "$pconf"
 		prefix_k=$vm_kver
 		env -u FB_PREFIX dkms remove -m $name -v "$ver" -k "$vm_kver" > "$pt_tmp/prefix.log" 2>&1
-		env -u FB_PREFIX /etc/kernel/postinst.d/00-fuse-backport "$vm_kver" >> "$pt_tmp/prefix.log" 2>&1
+		env -u FB_PREFIX /etc/kernel/postinst.d/00-fuse-backport "$vm_kver" > "$pt_tmp/prefix-hook.log" 2>&1
 		rc=$?
 		acme=$(find "/lib/modules/$vm_kver/updates/dkms" -maxdepth 1 -name 'acmefs.ko*' 2> /dev/null)
 		[ $rc = 0 ] && [ -n "$acme" ] && [ "$(modinfo -F name "$acme" 2> /dev/null)" = acmefs ] &&
 			[ -z "$(our_modules "$vm_kver")" ] &&
 			dkms status -m $name -v "$ver" -k "$vm_kver" 2> /dev/null | grep -q ': installed'
-		tap_check $? "FB_PREFIX=acmefs in $pconf only: our kernel hook (no FB_PREFIX in its environment) has DKMS build and install acmefs.ko for $vm_kver, fusebp.ko gone (${acme:-no acmefs.ko}; $(grep -m 1 "$vm_kver" "$pt_tmp/prefix.log"))"
+		tap_check $? "FB_PREFIX=acmefs in $pconf only: our kernel hook (no FB_PREFIX in its environment) has DKMS build and install acmefs.ko for $vm_kver, fusebp.ko gone (${acme:-no acmefs.ko}; $(head -n 1 "$pt_tmp/prefix-hook.log"))"
 		[ -n "$acme" ] || pt_log "$pt_tmp/prefix.log" 10
+		[ -n "$acme" ] || pt_log "$pt_tmp/prefix-hook.log" 10
 	else
 		tap_check 1 "FB_PREFIX from the config file: no $pconf (fuse-backport-tools installed?)"
 	fi
