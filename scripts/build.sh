@@ -7,7 +7,9 @@
 # usage: scripts/build.sh KVER [KDIR]
 # environment: SRC (generated tree, default the kernel's base's:
 #              src/upstream-<base>),
-#              BUILD (default build/KVER), FB_PREFIX, FB_WERROR=1,
+#              BUILD (default build/KVER), FB_PREFIX (over FB_PREFIX= of
+#              /etc/fuse-backport/fuse-backport.conf: scripts/prefix.sh),
+#              FB_WERROR=1,
 #              FB_CONFIGURE_ONLY=1 (lay out and configure, do not compile)
 set -eu
 
@@ -39,11 +41,12 @@ src=${SRC:-$top/src/${bt#* }}
 	die "$src holds base $(sed -n 's/^base=//p' "$src/.fb-import"), kernel $kver needs base ${bt%% *}"
 flavor=${fl%% *}
 modules=${fl#* }
-prefix=${FB_PREFIX:-fusebp}
-case $prefix in
-fuse|cuse|virtiofs) die "FB_PREFIX '$prefix' would clash with the stock module" ;;
-*[!a-z0-9_]*|[!a-z]*|????????????????*) die "FB_PREFIX '$prefix' must be [a-z][a-z0-9_]{0,14}" ;;
-esac
+# The renamed module's prefix, as dkms.conf read it (scripts/prefix.sh: the
+# config file's, the environment's, fusebp); a drop-in has none.
+prefix=fusebp
+if [ "$flavor" = renamed ]; then
+	prefix=$(sh "$top/scripts/prefix.sh") || exit 1
+fi
 
 imp() { sed -n "s/^$1=//p" "$src/.fb-import"; }
 version="$(imp upstream_version)+fb$(imp fb_release)"

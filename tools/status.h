@@ -135,6 +135,7 @@ struct fuse_state {
 	struct kernel *running;	/* may be NULL: not under /lib/modules */
 	struct kernel *newest;
 	struct takeover_info takeover;
+	char *conf_prefix;	/* FB_PREFIX= of FB_CONF_FILE, or NULL */
 	struct sig_info signing;
 	struct fuse_mount_entry *mounts;
 	int nmounts;

@@ -162,6 +162,7 @@ int collect_status(struct fuse_state *st)
 	survey_type_server(st, &st->servers[1], FB_PREFIX, FB_PREFIX);
 	st->takeover.configured = takeover_configured(&st->takeover.evidence);
 	st->takeover.active = takeover_active();
+	st->conf_prefix = conf_prefix();
 	survey_signing(st);
 	if (st->takeover.active == 1)
 		takeover_serves_fuse(st);

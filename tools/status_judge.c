@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "status.h"
+#include "takeover.h"
 
 const char *const server_kind_text[] = {
 	"none (no such file system type, no module to load)",
@@ -157,6 +158,42 @@ static void judge_takeover(struct fuse_state *st)
 					st->mounts[i].mountpoint));
 }
 
+/* A module name scripts/prefix.sh accepts: [a-z][a-z0-9_]{0,14}, not FUSE's own. */
+static bool prefix_valid(const char *p)
+{
+	static const char *const fuse_names[] = { "fuse", "cuse", "virtiofs", "fuseblk", "fusectl" };
+	size_t i, n = strlen(p);
+
+	if (n < 1 || n > 15 || p[0] < 'a' || p[0] > 'z')
+		return false;
+	for (i = 1; i < n; i++)
+		if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= '0' && p[i] <= '9') || p[i] == '_'))
+			return false;
+	for (i = 0; i < ARRAY_SIZE(fuse_names); i++)
+		if (!strcmp(p, fuse_names[i]))
+			return false;
+	return true;
+}
+
+/*
+ * FB_PREFIX of the config file is the name DKMS builds the renamed module
+ * with; these tools serve the one they were built with. Another name, or
+ * none DKMS accepts, is degraded.
+ */
+static void judge_prefix(struct fuse_state *st)
+{
+	const char *p = st->conf_prefix;
+
+	if (!p || !strcmp(p, FB_PREFIX))
+		return;
+	if (!prefix_valid(p))
+		problem(st, fb_fmt("FB_PREFIX=%s in " FB_CONF_FILE " is not a module name: DKMS builds no module of ours for kernels with FUSE built in; set a name of [a-z][a-z0-9_]{0,14}, not fuse, cuse, virtiofs, fuseblk or fusectl, there (these tools serve " FB_PREFIX ")",
+				   p));
+	else
+		problem(st, fb_fmt("FB_PREFIX=%s in " FB_CONF_FILE ": DKMS builds the renamed module as %s, but these tools serve " FB_PREFIX " (built with FB_PREFIX=" FB_PREFIX "): set FB_PREFIX=" FB_PREFIX " there, or build the tools with FB_PREFIX=%s",
+				   p, p, p));
+}
+
 /*
  * Why ours may not be what serves where the kernel enforces module
  * signatures: modprobe's fallback (scripts/modprobe-stock.sh) loads the
@@ -207,6 +244,7 @@ void judge(struct fuse_state *st)
 			problem(st, loaded_not_installed(srv));
 	}
 	judge_takeover(st);
+	judge_prefix(st);
 	for (i = 0; i < st->nmounts; i++)
 		if (st->mounts[i].fallback)
 			problem(st, fb_fmt("fallback: %s is served by the kernel's own FUSE (-t %s, mounted with -o fallback because %s could not be loaded)",

@@ -64,6 +64,32 @@ int takeover_configured(char **why)
 	return ret;
 }
 
+/* FB_PREFIX= of the config file: its last such line, NULL for none. */
+char *conf_prefix(void)
+{
+	char *buf = fb_read_file(FB_CONF_FILE, NULL);
+	char *line, *save = NULL, *v, *ret = NULL;
+	size_t n;
+
+	if (!buf)
+		return NULL;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		line = fb_strip(line);
+		if (!fb_has_prefix(line, "FB_PREFIX="))
+			continue;
+		v = line + strlen("FB_PREFIX=");
+		n = strlen(v);
+		if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+			v[n - 1] = '\0';
+			v++;
+		}
+		free(ret);
+		ret = fb_strdup(v);
+	}
+	free(buf);
+	return ret;
+}
+
 /* The parameter: 1 active, 0 not, -1 no parameter (module not loaded). */
 int takeover_active(void)
 {

@@ -11,6 +11,12 @@
 
 /* TAKEOVER=: 1 yes, 0 no, -1 not set, -2 invalid; *why says where (free it). */
 int takeover_configured(char **why);
+/*
+ * FB_PREFIX= of the config file, the name fuse-backport-dkms builds the
+ * renamed module with (scripts/prefix.sh), quotes taken off; NULL where it
+ * is not set (free it).
+ */
+char *conf_prefix(void);
 /* 1 active, 0 not, -1 the module (its parameter) is not loaded. */
 int takeover_active(void);
 /* FB_PREFIX, "built-in", or NULL: whose control fs lists SB_DEV's connection. */

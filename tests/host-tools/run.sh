@@ -452,6 +452,37 @@ p=$(takeover_says no)
 rc=$(cat "$work/to.rc")
 [ "$rc" != 99 ] && [ -z "$p" ] && jq -e '.takeover.configured == "no"' "$work/to.json" > /dev/null
 check $? "status, TAKEOVER=no: no takeover problem, configured no (exit $rc)"
+
+# FB_PREFIX= of the config file is the name DKMS builds the renamed module
+# with (scripts/prefix.sh); these tools serve the one they were built with
+# (fusebp). Another name, or one that is no module name: degraded, one
+# problem that says so. The shipped file (#FB_PREFIX=fusebp): none.
+prefix_says() { # prefix_says FILE: status with FILE as the config file
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	unshare -m sh -c 'mount --make-rprivate / && mount -t tmpfs none /etc/fuse-backport || exit 99
+		cp "$1" /etc/fuse-backport/fuse-backport.conf &&
+		"$2" status --json --no-probe' sh "$1" "$tool" > "$work/px.json" 2> "$work/px.err"
+	echo $? > "$work/px.rc"
+	jq -r '.problems[]' "$work/px.json" 2> /dev/null | grep 'FB_PREFIX=' | head -n 1
+}
+printf 'TAKEOVER=yes\nFB_PREFIX=acmefs\n' > "$work/px-acme.conf"
+p=$(prefix_says "$work/px-acme.conf")
+rc=$(cat "$work/px.rc")
+[ "$rc" = 1 ] || [ "$rc" = 2 ]
+r=$?
+case $p in "FB_PREFIX=acmefs in /etc/fuse-backport/fuse-backport.conf: DKMS builds the renamed module as acmefs, but these tools serve fusebp"*) ;; *) r=1 ;; esac
+check $r "status, FB_PREFIX=acmefs in the config file: degraded, DKMS builds acmefs, these tools serve fusebp (exit $rc: ${p:-no such problem})"
+printf 'TAKEOVER=yes\nFB_PREFIX="Acme-FS"\n' > "$work/px-bad.conf"
+p=$(prefix_says "$work/px-bad.conf")
+rc=$(cat "$work/px.rc")
+[ "$rc" = 1 ] || [ "$rc" = 2 ]
+r=$?
+case $p in "FB_PREFIX=Acme-FS in /etc/fuse-backport/fuse-backport.conf is not a module name"*) ;; *) r=1 ;; esac
+check $r "status, FB_PREFIX=\"Acme-FS\" in the config file: degraded, not a module name (exit $rc: ${p:-no such problem})"
+p=$(prefix_says "$top/tools/fuse-backport.conf")
+rc=$(cat "$work/px.rc")
+[ "$rc" != 99 ] && [ -z "$p" ] && grep -qx '#FB_PREFIX=fusebp' "$top/tools/fuse-backport.conf"
+check $? "status, the shipped config file (#FB_PREFIX=fusebp): no FB_PREFIX problem (exit $rc)"
 [ -z "$mkdir_etc" ] || rmdir /etc/fuse-backport
 
 tap_done

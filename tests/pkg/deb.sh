@@ -20,7 +20,10 @@
 # 3.0.10 too), and so is one whose build fails where no probe looks (its
 # Module.symvers lacks a symbol we use: our kernel hook says so in one line,
 # apt exits 0, the kernel is left to the stock module); with a drop-in kernel's headers gone, apt remove still takes
-# fuse, cuse and virtiofs away; apt remove and purge leave nothing, and the
+# fuse, cuse and virtiofs away; FB_PREFIX=acmefs in
+# /etc/fuse-backport/fuse-backport.conf alone makes our kernel hook's DKMS
+# build acmefs.ko for the renamed kernel, and apt remove takes it away;
+# apt remove and purge leave nothing, and the
 # stock fuse.ko loads again in a VM. The host is restored at the end,
 # whatever happened.
 #
@@ -110,6 +113,8 @@ kernels=$(cd /lib/modules && for d in *; do [ -d "$d" ] && echo "$d"; done)
 . "$top/tests/pkg/deb/vm.sh"
 # shellcheck source=tests/pkg/deb/gone-headers.sh
 . "$top/tests/pkg/deb/gone-headers.sh"
+# shellcheck source=tests/pkg/deb/prefix.sh
+. "$top/tests/pkg/deb/prefix.sh"
 # shellcheck source=tests/pkg/deb/remove.sh
 . "$top/tests/pkg/deb/remove.sh"
 

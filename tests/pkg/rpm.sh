@@ -62,6 +62,12 @@ mkdir -p "$pt_tmp/tools-rpm"
 lacks=$(pt_hardened "$pt_tmp/tools-rpm/usr/bin/fuse-backport")
 [ -f "$pt_tmp/tools-rpm/usr/bin/fuse-backport" ] && [ -z "$lacks" ]
 tap_check $? "the tools rpm's /usr/bin/fuse-backport is hardened: bind-now, pie, relro, stack protector, fortify${lacks:+ (lacks: $lacks)}"
+# The admin's settings (TAKEOVER, FB_PREFIX, which dkms.conf reads):
+# %config(noreplace), kept across upgrades; FB_PREFIX named, at its default.
+cflags=$(rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$trpm" 2> /dev/null | sed -n 's| /etc/fuse-backport/fuse-backport.conf$||p')
+case $cflags in *c*n* | *n*c*) true ;; *) false ;; esac &&
+	grep -qx '#FB_PREFIX=fusebp' "$pt_tmp/tools-rpm/etc/fuse-backport/fuse-backport.conf"
+tap_check $? "the tools rpm's /etc/fuse-backport/fuse-backport.conf is %config(noreplace) (flags: ${cflags:-none}) and names FB_PREFIX (#FB_PREFIX=fusebp)"
 
 src=/usr/src/$name-$ver
 q -l > "$pt_tmp/files"

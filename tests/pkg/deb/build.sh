@@ -113,3 +113,10 @@ dpkg-deb -x "$tools1" "$pt_tmp/tools-deb" 2> /dev/null
 lacks=$(pt_hardened "$pt_tmp/tools-deb/usr/bin/fuse-backport")
 [ -f "$pt_tmp/tools-deb/usr/bin/fuse-backport" ] && [ -z "$lacks" ]
 tap_check $? "the tools .deb's /usr/bin/fuse-backport is hardened: bind-now, pie, relro, stack protector, fortify${lacks:+ (lacks: $lacks)}"
+# The admin's settings (TAKEOVER, FB_PREFIX, which dkms.conf reads): a
+# conffile, kept across upgrades; FB_PREFIX named, at its default.
+rm -rf "$pt_tmp/tools-ctl"
+dpkg-deb -e "$tools1" "$pt_tmp/tools-ctl" 2> /dev/null
+grep -qx /etc/fuse-backport/fuse-backport.conf "$pt_tmp/tools-ctl/conffiles" &&
+	grep -qx '#FB_PREFIX=fusebp' "$pt_tmp/tools-deb/etc/fuse-backport/fuse-backport.conf"
+tap_check $? "the tools .deb's /etc/fuse-backport/fuse-backport.conf is a conffile and names FB_PREFIX (#FB_PREFIX=fusebp)"

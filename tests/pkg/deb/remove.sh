@@ -17,6 +17,12 @@ for k in $kernels; do
 done
 [ -z "$left" ]
 tap_check $? "no module of ours left in any /lib/modules/*/updates/dkms${left:+ ($left)}"
+if [ -n "${prefix_k:-}" ]; then
+	# built as acmefs (tests/pkg/deb/prefix.sh): the prerm has no FB_PREFIX
+	acme=$(find "/lib/modules/$prefix_k/updates/dkms" -maxdepth 1 -name 'acmefs.ko*' 2> /dev/null)
+	[ -z "$acme" ]
+	tap_check $? "$prefix_k: apt remove took acmefs.ko (FB_PREFIX=acmefs of the config file) away${acme:+ (left: $acme)}"
+fi
 if [ -n "$irk" ]; then
 	[ "$(initrd_fuse "$irk")" = kernel/fs/fuse/fuse.ko ] &&
 		grep -q "the initramfs of $irk held updates/dkms/fuse.ko; made again with the kernel's own (kernel/fs/fuse/fuse.ko)" "$pt_tmp/remove.log"
