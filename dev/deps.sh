@@ -28,10 +28,11 @@ test)
 	# qemu and friends from the host release; virtme-ng from trixie. The
 	# real daemons of tests/suites/daemons.sh (and of the takeover suite)
 	# from bookworm: trixie's newer ones need trixie's libc. apparmor: the
-	# takeover suite loads a profile with its apparmor_parser.
+	# takeover suite loads a profile with its apparmor_parser; gocryptfs
+	# and rclone: it mounts them through fusermount3 as a non-root user.
 	pkgs="$pkgs qemu-system-x86 udev busybox-static cpio zstd fio libaio-dev libfuse3-dev pkg-config jq \
 xfsprogs attr libcap2-bin shellcheck gnuplot-nox virtme-ng/trixie $pkgtools \
-mergerfs bindfs fuse-overlayfs sshfs openssh-server apparmor"
+mergerfs bindfs fuse-overlayfs sshfs openssh-server apparmor gocryptfs rclone"
 	# building the lockdep/KASAN kernel of tests/debug/kernel.sh
 	pkgs="$pkgs flex bison libelf-dev"
 	;;

@@ -10,7 +10,8 @@
 # on/off/boot, TAKEOVER= in /etc/fuse-backport/fuse-backport.conf) and
 # status in each state. Unmodified userspace on the takeover (Debian's
 # daemons with the daemons suite's I/O checks, fusermount3 as a user, a user
-# namespace, a device cgroup, AppArmor): tests/suites/takeover/userspace.sh.
+# namespace, gocryptfs and rclone through fusermount3, a v1 device cgroup
+# and a cgroup v2 device program, AppArmor): tests/suites/takeover/userspace.sh.
 # Who serves a mount: its connection (mountinfo's device) is in our control
 # fs ($FB_CTL) or in the built-in's (/sys/fs/fuse/connections).
 FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -28,7 +29,7 @@ if [ "$FB_FSTYPE" = fuse ]; then
 fi
 
 cleanup() {
-	for mp in "$S/bm" "$S/m" "$S/st" "$S/bi" "$S/dm/m" "$S/nr/m" "$S/cgm" "$S/aam" "$S/aab"; do
+	for mp in "$S/bm" "$S/m" "$S/st" "$S/bi" "$S/dm/m" "$S/nr/m" "$S/cgm" "$S/cg2m" "$S/gc/m" "$S/rc/m" "$S/aam" "$S/aab"; do
 		while fb_mounted "$mp"; do
 			umount -l "$mp" 2> /dev/null || break
 		done

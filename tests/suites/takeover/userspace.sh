@@ -12,13 +12,17 @@
 #      minute under TCG); a daemon without them still mounts, is served by
 #      ours and unmounts;
 #   b. a non-root mount through fusermount3 (fuse-overlayfs as uid 65534 on
-#      a directory it owns), unmounted with fusermount3 -u;
+#      a directory it owns), unmounted with fusermount3 -u; gocryptfs (the
+#      ciphertext in its cipher dir, decrypted again by a new mount) and
+#      rclone (a local directory as the remote) the same way;
 #   c. fuse-overlayfs as uid 65534 in a user namespace of its own (unshare
 #      --user --map-root-user --mount), the rootless-podman path: a mount(2)
 #      of the user namespace's root, FS_USERNS_MOUNT;
 #   d. a device cgroup (v1 devices) that allows only c 10:229: the test
 #      daemon mounts on /dev/fuse and is served by ours, and /dev/fusebp
-#      cannot be opened (EPERM) there;
+#      cannot be opened (EPERM) there; the same with a cgroup v2 device
+#      program (BPF, tests/bin/fbdevcg) allowing only c 10:229: there
+#      /dev/fuse opens and is ours, /dev/fusebp and /dev/zero are refused;
 #   e. AppArmor: under a profile whose only mount rule is
 #      `mount fstype=fuse.*`, the test daemon's -t fuse.fbtestd mount is
 #      ours, and -t fusebp.fbtestd is denied.
@@ -135,6 +139,98 @@ done
 
 us_lap "fusermount3"
 
+# b2. gocryptfs and rclone (Go, their own FUSE libraries) as uid 65534:
+# each calls fusermount (Debian's link to fusermount3) for its mount. All
+# I/O as that user: root may not enter a user's mount without allow_other.
+# not_up MNT PID: MNT is not mounted and PID runs
+not_up() {
+	! fb_mounted "$1" && kill -0 "$2" 2> /dev/null
+}
+# user_opts MNT: the mount was made for uid 65534 (fusermount3's user_id)
+user_opts() {
+	case ,$(awk -v m="$1" '$5 == m { print $NF }' /proc/self/mountinfo), in
+	*,user_id=65534,*) true ;;
+	*) false ;;
+	esac
+}
+G=$S/gc
+rm -rf "$G"
+mkdir -p "$G/cipher" "$G/m"
+echo fb-takeover-pass > "$G/pass"
+chmod 600 "$G/pass"
+chown -R 65534:65534 "$G"
+gver=$(gocryptfs -version 2> /dev/null | head -n 1 | cut -d';' -f1)
+r0=$(refcnt)
+# -scryptn 10: a cheap key derivation (the default costs seconds under TCG)
+as_nobody env HOME="$G" timeout 60 gocryptfs -q -init -scryptn 10 -passfile "$G/pass" "$G/cipher" > "$S/gc.out" 2>&1 &&
+	as_nobody env HOME="$G" timeout 60 gocryptfs -q -nosyslog -passfile "$G/pass" "$G/cipher" "$G/m" >> "$S/gc.out" 2>&1
+grc=$?
+r1=$(refcnt)
+gty=$(fb_fstype "$G/m")
+gours=$(ours "$G/m"; echo $?)
+# the I/O whoever serves the mount, so that the next test does not depend
+# on this one's "ours"
+gio=1
+# shellcheck disable=SC2016 # expanded by the user's shell
+[ $grc = 0 ] && [ "$gty" = fuse.gocryptfs ] &&
+	as_nobody sh -c 'echo "gocryptfs plaintext" > "$1/m/f" && [ "$(cat "$1/m/f")" = "gocryptfs plaintext" ]' gc "$G" && gio=0
+tap_check "$([ $grc = 0 ] && [ "$gty" = fuse.gocryptfs ] && [ "$gours" = 0 ] && [ "$r1" -gt "$r0" ] && user_opts "$G/m" &&
+	[ $gio = 0 ] && [ -n "$(find "$G/cipher" -type f ! -name gocryptfs.conf ! -name gocryptfs.diriv -size +0)" ] &&
+	! grep -rq plaintext "$G/cipher"; echo $?)" \
+	"${gver:-gocryptfs (not installed)} as uid 65534 through fusermount3: served by ours (refcount $r0 -> $r1), a file written and read back, ciphertext only in the cipher dir (exit $grc $(head -n 1 "$S/gc.out"))"
+as_nobody fusermount3 -u "$G/m" > "$S/gc.u" 2>&1
+gurc=$?
+fb_wait_while 100 pgrep -f "gocryptfs .*$G/cipher" > /dev/null
+gdown=$?
+# the ciphertext decrypts: a new mount (nothing cached) reads the file back
+# shellcheck disable=SC2016 # expanded by the user's shell
+as_nobody env HOME="$G" timeout 60 gocryptfs -q -nosyslog -ro -passfile "$G/pass" "$G/cipher" "$G/m" > "$S/gc2.out" 2>&1 &&
+	as_nobody sh -c '[ "$(cat "$1/m/f")" = "gocryptfs plaintext" ]' gc "$G" && as_nobody fusermount3 -u "$G/m" >> "$S/gc2.out" 2>&1
+g2rc=$?
+tap_check "$([ $gurc = 0 ] && [ $gdown = 0 ] && [ $g2rc = 0 ] && ! fb_mounted "$G/m"; echo $?)" \
+	"gocryptfs: fusermount3 -u by uid 65534 unmounts, the daemon exits; a new mount decrypts the file (exit $gurc $(head -n 1 "$S/gc.u"); $g2rc $(head -n 1 "$S/gc2.out"))"
+while fb_mounted "$G/m"; do
+	umount -l "$G/m" 2> /dev/null || break
+done
+us_lap gocryptfs
+
+R=$S/rc
+rm -rf "$R"
+mkdir -p "$R/src" "$R/m"
+: > "$R/rclone.conf"
+chown -R 65534:65534 "$R"
+rver=$(rclone version 2> /dev/null | head -n 1)
+r0=$(refcnt)
+# a local path as the remote; rclone in the foreground, as a background job
+# (rclone mount's --daemon differs between versions)
+as_nobody env HOME="$R" rclone mount "$R/src" "$R/m" --config "$R/rclone.conf" --cache-dir "$R/cache" \
+	--vfs-cache-mode off > "$S/rc.out" 2>&1 &
+rcpid=$!
+fb_wait_while 300 not_up "$R/m" "$rcpid"
+r1=$(refcnt)
+rty=$(fb_fstype "$R/m")
+rours=$(ours "$R/m"; echo $?)
+rio=1
+# shellcheck disable=SC2016 # expanded by the user's shell
+[ "$rty" = fuse.rclone ] &&
+	as_nobody sh -c 'echo "rclone data" > "$1/m/f" && [ "$(cat "$1/m/f")" = "rclone data" ]' rc "$R" && rio=0
+tap_check "$([ "$rty" = fuse.rclone ] && [ "$rours" = 0 ] && [ "$r1" -gt "$r0" ] && user_opts "$R/m" && [ $rio = 0 ] &&
+	[ "$(cat "$R/src/f")" = "rclone data" ] && [ "$(stat -c %u "$R/src/f")" = 65534 ]; echo $?)" \
+	"${rver:-rclone (not installed)} mount of a local directory as uid 65534 through fusermount3: served by ours (refcount $r0 -> $r1), a file written and read back, the same in the source directory ($(head -n 1 "$S/rc.out"))"
+as_nobody fusermount3 -u "$R/m" > "$S/rc.u" 2>&1
+rurc=$?
+fb_wait_while 100 fb_alive "$rcpid"
+rdown=$?
+wait "$rcpid"
+rrc=$?
+tap_check "$([ $rurc = 0 ] && [ $rdown = 0 ] && [ $rrc = 0 ] && ! fb_mounted "$R/m"; echo $?)" \
+	"rclone: fusermount3 -u by uid 65534 unmounts, rclone exits 0 (exit $rurc $(head -n 1 "$S/rc.u"); rclone $rrc)"
+while fb_mounted "$R/m"; do
+	umount -l "$R/m" 2> /dev/null || break
+done
+kill "$rcpid" 2> /dev/null
+us_lap rclone
+
 # c. a user namespace of uid 65534's own, as rootless podman runs
 # fuse-overlayfs: the mount is made inside it (setuid fusermount3 has no
 # power there), so our type must allow user-namespace mounts. The checks
@@ -200,6 +296,51 @@ rmdir "$CG/fb" 2> /dev/null
 umount "$CG" 2> /dev/null
 
 us_lap "the device cgroup"
+
+# d2. a cgroup v2 device program (BPF_PROG_TYPE_CGROUP_DEVICE, attached by
+# tests/bin/fbdevcg) that allows only c 10:229, on a cgroup v2 of our own
+C2=$S/cg2
+bpfok=0
+mkdir -p "$C2" "$S/cg2m"
+if mount -t cgroup2 fbcgroup2 "$C2" 2> "$S/cg2.err" && mkdir "$C2/fbbpf" &&
+	"$FB_TOP/tests/bin/fbdevcg" "$C2/fbbpf" c:10:229 > "$S/cg2.out" 2>> "$S/cg2.err"; then
+	bpfok=1
+fi
+cat > "$S/in-cg2" << EOF
+#!/bin/sh
+echo \$\$ > "$C2/fbbpf/cgroup.procs" || exit 1
+exec "\$@"
+EOF
+cat > "$S/cg2-fbtestd" << EOF
+#!/bin/sh
+exec "$S/in-cg2" "$FB_DAEMON" "\$@"
+EOF
+chmod +x "$S/in-cg2" "$S/cg2-fbtestd"
+FB_DAEMON=$S/cg2-fbtestd mount_on "$S/cg2m" /dev/fuse fuse 2> "$S/cg2m.err"
+cg2pid=$(cat "$S/cg2m.pid" 2> /dev/null)
+tap_check "$([ $bpfok = 1 ] && grep -qx '0::/fbbpf' "/proc/$cg2pid/cgroup" && ours "$S/cg2m" && io "$S/cg2m"; echo $?)" \
+	"cgroup v2 device program allowing only c 10:229 ($(cat "$S/cg2.out")): the test daemon mounts on /dev/fuse, served by ours ($(head -n 1 "$S/cg2.err")$(head -n 1 "$S/cg2m.err"))"
+# in the cgroup: /dev/fuse opens and is ours (the open takes a reference on
+# our module); /dev/fusebp and /dev/zero are refused, and open outside
+r0=$(refcnt)
+# shellcheck disable=SC2016 # the inner shell's $1
+r1=$("$S/in-cg2" sh -c 'exec 3<> /dev/fuse && cat "$1"' cg2 "/sys/module/$FB_MODNAME/refcnt" 2> "$S/cg2f.err")
+# shellcheck disable=SC2016 # the inner shell's $1
+"$S/in-cg2" sh -c 'exec 3<> "$1"' cg2 "/dev/$FB_MODNAME" > "$S/cg2bp.err" 2>&1
+brc=$?
+"$S/in-cg2" sh -c 'exec 3< /dev/zero' > "$S/cg2z.err" 2>&1
+zrc=$?
+# shellcheck disable=SC2016 # the inner shell's $1
+tap_check "$([ $bpfok = 1 ] && [ "$r1" = $((r0 + 1)) ] &&
+	[ $brc != 0 ] && grep -q 'Operation not permitted' "$S/cg2bp.err" && [ $zrc != 0 ] && grep -q 'Operation not permitted' "$S/cg2z.err" &&
+	sh -c 'exec 3<> "$1" 4< /dev/zero' out "/dev/$FB_MODNAME"; echo $?)" \
+	"in the same cgroup /dev/fuse opens and is ours (refcount $r0 -> ${r1:-$(head -n 1 "$S/cg2f.err")}); /dev/$FB_MODNAME ($(stat -c '%t:%T' "/dev/$FB_MODNAME")) and /dev/zero are refused: $(cat "$S/cg2bp.err") $(cat "$S/cg2z.err") (outside: they open)"
+umount_at "$S/cg2m"
+[ -n "$cg2pid" ] && fb_wait_while 100 fb_alive "$cg2pid"
+rmdir "$C2/fbbpf" 2> /dev/null
+umount "$C2" 2> /dev/null
+
+us_lap "the cgroup v2 device program"
 
 # e. AppArmor (Debian's kernels: the default LSM; apparmor_parser from
 # Debian's apparmor package)
