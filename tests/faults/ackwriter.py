@@ -12,7 +12,9 @@ after the other, for SECONDS at most, and stop at the first error. A
 record counts as acknowledged once its pwrite returned in full (--direct:
 O_DIRECT, page-aligned buffers; --fsync: after the fsync that follows it):
 its number goes to ACKDIR/W, line by line, unbuffered, outside the mount.
-The first error goes to ACKDIR/W.err. Exit 0.
+The first error goes to ACKDIR/W.err. Once GO (5) records of writer W are
+acknowledged, the empty file ACKDIR/W.go appears: the test injects its
+fault when all four are under way. Exit 0.
 
 check: every record that ACKDIR says was acknowledged is in FILE (read
 directly, without the mount) at its place. Prints one line; exit 0 when all
@@ -26,6 +28,7 @@ import time
 NPROC = 4
 REGION = 4 << 20
 REC = 4096
+GO = 5
 
 
 def record(who, seq):
@@ -50,6 +53,8 @@ def writer(path, ackdir, who, secs, direct, sync):
                 os.fsync(fd)
             os.write(ack, b"%d\n" % seq)
             seq += 1
+            if seq == GO:
+                os.close(os.open(os.path.join(ackdir, "%d.go" % who), os.O_WRONLY | os.O_CREAT, 0o644))
     except OSError as e:
         with open(os.path.join(ackdir, "%d.err" % who), "w") as f:
             f.write("%s\n" % (e.strerror or e))
