@@ -567,7 +567,7 @@ if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ] && [ -x "$wr" ]; then
 	if mount_pt --caps-in-daemon --attr-timeout 60; then
 		set_privcache 60000
 		pid=$(fb_daemon_pid)
-		probe="timeout -k 1 3 $nobody dd if=/dev/zero of=$FB_MNT/f bs=4096 count=1 seek=32 oflag=direct conv=notrunc status=none"
+		probe="timeout 3 $nobody dd if=/dev/zero of=$FB_MNT/f bs=4096 count=1 seek=32 oflag=direct conv=notrunc status=none"
 		FB_UFFD_CMD="$probe; echo \$? > $FB_SCRATCH/mix.probe; chmod 4777 $FB_BACK/f && setfattr -n $shadow -v $capv2 $FB_BACK/f && kill -USR2 $pid && sleep 0.5 && stat -c %a $FB_MNT/f > $FB_SCRATCH/mix.seen && $nobody truncate -s 2M $FB_MNT/f" \
 			timeout -k 5 90 "$FB_TOP/tests/parallel/uffd_pwrite" -t 6000 "$FB_MNT/f:cmd:any" \
 			> "$FB_SCRATCH/mixtrunc.out" 2>&1
