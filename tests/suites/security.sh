@@ -714,32 +714,41 @@ while IFS= read -r l; do tap_diag "userns: $l"; done < "$FB_SCRATCH/userns.out"
 tap_check $rc "a rootless mount in a user namespace: served by $FB_FSTYPE, 1 MiB and 4 parallel writers' blocks in the backing file, unmounted (exit $rc)"
 
 # 11b. CAP_FSETID in a user namespace (tests/bin/fbidmap run: uids and gids
-# 0-65535 inside are 100000-165535 outside) counts as stock counts it: for
-# a file whose owner and group it maps it keeps sgid (mode 2666: sgid
-# without group execute, which a writer outside the group loses), which
-# proves nothing for the cache, so the next write by uid 65534 removes it;
-# for a file whose group it does not map, its write removes sgid.
-if mount_pt --attr-timeout 60; then
+# 0-65535 inside are 100000-165535 outside). A write keeps suid and sgid
+# (with group execute) only for a writer with CAP_FSETID in the initial
+# namespace (setattr_should_drop_suidgid(): capable()); FUSE removes sgid
+# only with group execute (fuse_setattr()). So root's write keeps them,
+# which proves nothing for the cache, and the next write, by the root of a
+# user namespace that maps the file's owner and group (CAP_FSETID there),
+# removes them, as stock. On a FUSE_HANDLE_KILLPRIV_V2 mount too: ours asks
+# the server (FATTR_KILL_SUIDGID); stock leaves them to a server that never
+# sees a passthrough write, so they stay.
+for kp in "" --killpriv-v2; do
+	# shellcheck disable=SC2086 # empty, or one option
+	mount_pt --attr-timeout 60 $kp || continue
 	set_privcache 60000
-	chown 100005:100007 "$FB_MNT/f" && chmod 2666 "$FB_MNT/f"
-	"$idm" run "0 100000 65536" -- dd if=/dev/zero of="$FB_MNT/f" bs=1 count=1 seek=1 conv=notrunc status=none
+	chown 100005:100007 "$FB_MNT/f" && chmod 6777 "$FB_MNT/f"
+	rwrite 1
 	r1=$?
 	m1=$(mode_of)
-	uwrite 2
+	"$idm" run "0 100000 65536" -- dd if=/dev/zero of="$FB_MNT/f" bs=1 count=1 seek=2 conv=notrunc status=none
 	r2=$?
 	m2=$(mode_of)
-	chown 100005:0 "$FB_MNT/f" && chmod 2666 "$FB_MNT/f"
-	"$idm" run "0 100000 65536" -- dd if=/dev/zero of="$FB_MNT/f" bs=1 count=1 seek=3 conv=notrunc status=none
-	r3=$?
-	m3=$(mode_of)
 	set_privcache 1000
-	tap_diag "userns root, file 100005:100007 mode 2666: write exit $r1, mode $m1; then uid 65534: exit $r2, mode $m2; file 100005:0: userns root's write exit $r3, mode $m3"
-	[ $r1 = 0 ] && [ "$m1" = 2666 ] && [ $r2 = 0 ] && [ "$m2" = 666 ] && [ $r3 = 0 ] && [ "$m3" = 666 ]
-	tap_check $? "CAP_FSETID in a user namespace: keeps sgid where it maps the file's ids ($m1), the next unprivileged write removes it ($m2); removes it where it does not ($m3), as stock"
+	what="${kp:+KILLPRIV_V2 daemon: }root's write keeps suid and sgid ($m1), the next, by the root of a user namespace that maps the file's owner and group (CAP_FSETID there only), removes them ($m2)"
+	tap_diag "file 100005:100007 mode 6777: root's write exit $r1, mode $m1; the user namespace's root: exit $r2, mode $m2"
+	[ $r1 = 0 ] && [ "$m1" = 6777 ] && [ $r2 = 0 ] && [ "$m2" = 777 ]
+	r=$?
+	if [ -z "$kp" ]; then
+		tap_check $r "$what, as stock"
+	else
+		# stock: both writes succeed and suid and sgid stay
+		[ $r1 = 0 ] && [ "$m1" = 6777 ] && [ $r2 = 0 ] && [ "$m2" = 6777 ]
+		tap_stock $r $? "$what" \
+			"passthrough writes never reach a KILLPRIV_V2 server, and the kernel leaves suid and sgid to it"
+	fi
 	fb_umount
-else
-	tap_skip "CAP_FSETID in a user namespace" "no passthrough mount"
-fi
+done
 
 # 11c. An idmapped bind mount of a FUSE mount (tests/bin/fbidmap mount: the
 # file system's ids 0 show as 3000 through it). The kernel allows one only
@@ -800,27 +809,25 @@ if mount_pt --allow-idmap --attr-timeout 60; then
 		tap_diag "FUSE_ALLOW_IDMAP: fbidmap exit $rc ${id_out:-}; 1 MiB by uid 3000: exit $r, owner $own"
 		[ $rc = 0 ] && [ $r = 0 ] && [ "$own" = "0:0 in the backing file, 3000:3000 through the idmapped mount" ]
 		tap_check $? "an idmapped bind mount of a FUSE mount whose daemon asks for FUSE_ALLOW_IDMAP: made; a file created through it by uid 3000 is 0:0 in the backing file and 3000:3000 through it, its bytes the same"
-		# sgid without group execute: a writer of gid 3000 is in the
-		# file's group through the idmapped mount (0 shows as 3000), not
-		# through the plain one. Its write through the first keeps sgid,
-		# which proves nothing for the cache; through the second the
-		# same writer's write removes it, as stock.
+		# suid through it: root's write keeps it, which proves nothing
+		# for the cache; the next, by uid 3000 (the owner as the mount
+		# maps it, no CAP_FSETID), removes it, as stock
 		set_privcache 60000
-		w3000="setpriv --reuid=1000 --regid=3000 --clear-groups"
-		chmod 2666 "$FB_MNT/f"
-		r1=1 r2=1 m1="" m2=""
+		chmod 4777 "$FB_MNT/f"
+		r1=1 r2=1 m1="" m2="" o=""
 		if [ $rc = 0 ]; then
-			$w3000 dd if=/dev/zero of="$idmnt/f" bs=1 count=1 seek=1 conv=notrunc status=none
+			o=$(stat -c %u "$idmnt/f")
+			dd if=/dev/zero of="$idmnt/f" bs=1 count=1 seek=1 conv=notrunc status=none
 			r1=$?
 			m1=$(mode_of)
-			$w3000 dd if=/dev/zero of="$FB_MNT/f" bs=1 count=1 seek=2 conv=notrunc status=none
+			$as3000 dd if=/dev/zero of="$idmnt/f" bs=1 count=1 seek=2 conv=notrunc status=none
 			r2=$?
 			m2=$(mode_of)
 		fi
 		set_privcache 1000
-		tap_diag "mode 2666, group 0: uid 1000 gid 3000 through the idmapped mount: exit $r1, mode $m1; through the plain mount: exit $r2, mode $m2"
-		[ $r1 = 0 ] && [ "$m1" = 2666 ] && [ $r2 = 0 ] && [ "$m2" = 666 ]
-		tap_check $? "sgid through an idmapped mount: kept by a writer in the file's group as the mount maps it ($m1), removed by the same writer's next write through the plain mount ($m2), as stock"
+		tap_diag "mode 4777, owner $o through the idmapped mount: root's write exit $r1, mode $m1; uid 3000's: exit $r2, mode $m2"
+		[ "$o" = 3000 ] && [ $r1 = 0 ] && [ "$m1" = 4777 ] && [ $r2 = 0 ] && [ "$m2" = 777 ]
+		tap_check $? "suid through an idmapped mount: root's write keeps it ($m1), the next, by uid 3000 (its owner through the mount), removes it ($m2), as stock"
 		[ $rc = 0 ] && umount "$idmnt"
 	fi
 	fb_umount
