@@ -685,6 +685,7 @@ mkdir -p "$ns/mnt" "$ns/back"
 head -c 1048576 /dev/urandom > "$ns/src"
 chown -R 65534:65534 "$ns"
 dev_mode=$(stat -c %a "$FB_DEV")
+tap_diag "$FB_DEV has mode $dev_mode: 0666 for this test"
 chmod 0666 "$FB_DEV"
 # shellcheck disable=SC2016 # the namespace's own script
 $nobody unshare --user --map-root-user --mount sh -c '
