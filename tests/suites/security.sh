@@ -525,12 +525,13 @@ mix_n=7
 # module unchanged: the writers' model claims a write that was not made
 # (FB_WRITERS_BREAK), 10a's model has other bytes, root's opens in 10b are
 # passthrough (so its write beside the writers is made), and 11c's first
-# daemon asks for FUSE_ALLOW_IDMAP. Each of those tests must fail.
+# test makes its idmapped mount of the guest's XFS instead of the FUSE
+# mount. Each of those tests must fail.
 mix_cached=0:cached mix_fill=A idm_first=""
 if [ "${FB_SEC_CHECKBREAK:-0}" = 1 ]; then
 	FB_WRITERS_BREAK=1
 	export FB_WRITERS_BREAK
-	mix_cached=1:cached mix_fill=B idm_first=--allow-idmap
+	mix_cached=1:cached mix_fill=B idm_first=${FB_XFS:-/nonexistent}
 	tap_diag "FB_SEC_CHECKBREAK=1: the checks of sections 10 and 11 are broken on purpose"
 fi
 if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ] && [ -x "$wr" ]; then
@@ -777,9 +778,8 @@ if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ] && idmount "$FB_XFS"; then
 	umount "$idmnt"
 fi
 tap_diag "idmapped mount of the guest's XFS (the helper's check): $xfs_ok ${id_out:-}"
-# shellcheck disable=SC2086 # empty, or one option
-if mount_pt $idm_first; then
-	idmount "$FB_MNT"
+if mount_pt; then
+	idmount "${idm_first:-$FB_MNT}"
 	rc=$?
 	[ $rc = 0 ] && umount "$idmnt"
 	tap_diag "no FUSE_ALLOW_IDMAP: fbidmap exit $rc: $id_out"
