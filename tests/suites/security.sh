@@ -556,20 +556,24 @@ if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ] && [ -x "$wr" ]; then
 
 	# 10a. Deterministic: root's O_DIRECT passthrough write stalls in its
 	# copy (tests/parallel/uffd_pwrite: a userfaultfd page) under the
-	# shared lock with S_NOSEC pinned. Meanwhile a write by uid 65534 shows
-	# the lock shared (it completes), suid and security.capability are set
-	# on the backing file, the daemon notifies (NOTIFY_INVAL_INODE), a stat
-	# shows 4777, and uid 65534 truncates the file (to 2 MiB, keeping every
-	# byte). do_truncate() decides before it takes the inode lock, and sees
-	# S_NOSEC: fuse_setattr() must decide again (FUSE_I_NOSEC_SET), as stock
-	# decides. Stock takes the exclusive lock for every passthrough write:
-	# there the probe write waits for the stalled one, and the truncate
-	# removes both as ours must.
+	# shared lock with S_NOSEC pinned. Meanwhile uid 65534 writes a page
+	# of 'P' with O_DIRECT on another open: on ours its bytes are in the
+	# backing file 2 s later (the lock is shared; its close then waits for
+	# the inode lock in FLUSH, so it runs in the background), on stock not
+	# (every passthrough write takes the lock exclusively). Then suid and
+	# security.capability are set on the backing file, the daemon notifies
+	# (NOTIFY_INVAL_INODE), a stat shows 4777, and uid 65534 truncates the
+	# file (to 2 MiB, keeping every byte). do_truncate() decides before it
+	# takes the inode lock, and sees S_NOSEC: fuse_setattr() must decide
+	# again (FUSE_I_NOSEC_SET), as stock decides; the truncate removes both
+	# there too.
 	if mount_pt --caps-in-daemon --attr-timeout 60; then
 		set_privcache 60000
 		pid=$(fb_daemon_pid)
-		probe="timeout 3 $nobody dd if=/dev/zero of=$FB_MNT/f bs=4096 count=1 seek=32 oflag=direct conv=notrunc status=none"
-		FB_UFFD_CMD="$probe; echo \$? > $FB_SCRATCH/mix.probe; chmod 4777 $FB_BACK/f && setfattr -n $shadow -v $capv2 $FB_BACK/f && kill -USR2 $pid && sleep 0.5 && stat -c %a $FB_MNT/f > $FB_SCRATCH/mix.seen && $nobody truncate -s 2M $FB_MNT/f" \
+		head -c 4096 /dev/zero | tr '\0' P > "$FB_SCRATCH/mix.p"
+		chmod 0644 "$FB_SCRATCH/mix.p"
+		probe="$nobody dd if=$FB_SCRATCH/mix.p of=$FB_MNT/f bs=4096 count=1 seek=32 oflag=direct conv=notrunc status=none"
+		FB_UFFD_CMD="$probe & sleep 2; if cmp -s -n 4096 -i 0:131072 $FB_SCRATCH/mix.p $FB_BACK/f; then echo through; else echo waiting; fi > $FB_SCRATCH/mix.probe; chmod 4777 $FB_BACK/f && setfattr -n $shadow -v $capv2 $FB_BACK/f && kill -USR2 $pid && sleep 0.5 && stat -c %a $FB_MNT/f > $FB_SCRATCH/mix.seen && $nobody truncate -s 2M $FB_MNT/f; rc=\$?; wait; exit \$rc" \
 			timeout -k 5 90 "$FB_TOP/tests/parallel/uffd_pwrite" -t 6000 "$FB_MNT/f:cmd:any" \
 			> "$FB_SCRATCH/mixtrunc.out" 2>&1
 		rc=$?
@@ -578,21 +582,26 @@ if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ] && [ -x "$wr" ]; then
 		c=$(dcaps)
 		probe=$(cat "$FB_SCRATCH/mix.probe" 2> /dev/null)
 		seen=$(cat "$FB_SCRATCH/mix.seen" 2> /dev/null)
-		head -c 4096 /dev/zero | tr '\0' $mix_fill > "$FB_SCRATCH/mix.model"
-		"$FB_TOP/tests/bin/fbblocks" "$FB_BACK/f" 2097152 "0:4096:file=$FB_SCRATCH/mix.model" \
-			"4096:2097152:zero" > "$FB_SCRATCH/mix.blocks" 2>&1
+		# the model: A's page, zeros, the probe's page; zeros to 2 MiB
+		{
+			head -c 4096 /dev/zero | tr '\0' $mix_fill
+			head -c 126976 /dev/zero
+			cat "$FB_SCRATCH/mix.p"
+		} > "$FB_SCRATCH/mix.model"
+		"$FB_TOP/tests/bin/fbblocks" "$FB_BACK/f" 2097152 "0:135168:file=$FB_SCRATCH/mix.model" \
+			"135168:2097152:zero" > "$FB_SCRATCH/mix.blocks" 2>&1
 		brc=$?
 		sed -n 's/^# //p' "$FB_SCRATCH/mixtrunc.out" | while IFS= read -r l; do tap_diag "$l"; done
-		tap_diag "root write stalled under the lock; probe write by uid 65534 exit ${probe:-none}; mode seen before the truncate ${seen:-none}; uffd_pwrite exit $rc; then mode $m, capability $c; bytes: $(tr '\n' ' ' < "$FB_SCRATCH/mix.blocks")"
+		tap_diag "root write stalled under the lock; uid 65534's write on another open 2 s later: ${probe:-no answer}; mode seen before the truncate ${seen:-none}; uffd_pwrite exit $rc; then mode $m, capability $c; bytes: $(tr '\n' ' ' < "$FB_SCRATCH/mix.blocks")"
 		[ $rc = 0 ] && [ "$seen" = 4777 ] && [ "$m" = 777 ] && [ "$c" = none ] && [ $brc = 0 ]
 		r=$?
-		# stock: the probe waits for the stalled write (timeout: 124),
-		# the outcome is the same
-		[ "$probe" = 124 ] && [ $r = 0 ]
+		# stock: the second write waits for the stalled one, the
+		# outcome is the same
+		[ "$probe" = waiting ] && [ $r = 0 ]
 		srcd=$?
-		[ $r = 0 ] && [ "$probe" = 0 ]
-		tap_stock $? $srcd "suid and security.capability set and seen while a shared-lock writer holds S_NOSEC: a truncate by uid 65534 removes both, as stock, no byte lost (probe ${probe:-none}, mode $m, capability $c)" \
-			"every passthrough write takes the inode lock exclusively, so the probe write waits; the truncate removes both"
+		[ $r = 0 ] && [ "$probe" = through ]
+		tap_stock $? $srcd "suid and security.capability set and seen while a shared-lock writer holds S_NOSEC (another writer got through: ${probe:-no answer}): a truncate by uid 65534 removes both, as stock, no byte lost (mode $m, capability $c)" \
+			"every passthrough write takes the inode lock exclusively, so the second writer waits; the truncate removes both"
 		fb_umount
 	else
 		tap_skip "mixed concurrency: truncate" "no passthrough mount"
