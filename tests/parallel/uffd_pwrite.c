@@ -32,9 +32,7 @@
  *                   serialize B either
  *           cmd     B runs the shell command FB_UFFD_CMD instead of a
  *                   write (e.g. a truncate as another user), with A
- *                   blocked; use it with EXPECT any.  FB_UFFD_BEFORE_A,
- *                   if set: a shell command run after the warm-up writes,
- *                   before A's write
+ *                   blocked; use it with EXPECT any
  *   EXPECT  parallel  B must complete while A is blocked
  *           serial    B must still wait when the timeout expires
  *           any       only report what happened
@@ -478,16 +476,6 @@ static int run_case(const char *path, bool extend, bool splice,
 		goto out;
 	}
 	model_write(path, 0, PAGE, 'A');
-	/*
-	 * FB_UFFD_BEFORE_A: a shell command run after the warm-up writes and
-	 * before A's (the security suite changes the file out of band there:
-	 * during A's stall the backing file's own inode lock is held).
-	 */
-	if (getenv("FB_UFFD_BEFORE_A") && *getenv("FB_UFFD_BEFORE_A") &&
-	    system(getenv("FB_UFFD_BEFORE_A")) != 0) {
-		fprintf(stderr, "# %s: FB_UFFD_BEFORE_A failed\n", path);
-		goto out;
-	}
 
 	uffd = uffd_open();
 	if (uffd < 0) {

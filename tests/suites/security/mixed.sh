@@ -11,29 +11,29 @@
 # non-extending O_DIRECT write, the cache trusted: the parallel suite shows
 # such writes running side by side). Meanwhile, on another open, root
 # changes the privileges; they must be removed as stock removes them: a
-# change seen by the kernel (chmod, setcap through the mount; a notified
-# out-of-band change) by the next unprivileged write or truncate, whatever
+# change seen by the kernel (chmod, setcap through the mount) by the next
+# unprivileged write, whatever
 # privcache_ms (60 s here, so that only the change itself can end the
 # cache), and one never seen (security.capability set on the backing file)
 # within privcache_ms. And the writers lose no byte (tests/bin/fbwriters:
 # every block of the file, through the mount and in the backing file, is
 # its last acknowledged write). Stock passes these (it checks on every
 # write, under the exclusive lock); each failed on a module built with the
-# cache's invalidation, the truncate's second decision or the window broken
+# cache's invalidation or the window broken, or with its own check broken
 # (results/red-runs/issue30-items14-15/).
 wr=$FB_TOP/tests/bin/fbwriters
-mix_n=7
+mix_n=6
 # FB_SEC_CHECKBREAK=1: the red run of these checks themselves, with the
 # module unchanged: the writers' model claims a write that was not made
-# (FB_WRITERS_BREAK), 10a's model has other bytes, root's opens in 10b are
+# (FB_WRITERS_BREAK), root's opens in 10b are
 # passthrough (so its write beside the writers is made), and 11c's first
 # test makes its idmapped mount of the guest's XFS instead of the FUSE
 # mount. Each of those tests must fail.
-mix_cached=0:cached mix_fill=A idm_first=""
+mix_cached=0:cached idm_first=""
 if [ "${FB_SEC_CHECKBREAK:-0}" = 1 ]; then
 	FB_WRITERS_BREAK=1
 	export FB_WRITERS_BREAK
-	mix_cached=1:cached mix_fill=B idm_first=${FB_XFS:-/nonexistent}
+	mix_cached=1:cached idm_first=${FB_XFS:-/nonexistent}
 	tap_diag "FB_SEC_CHECKBREAK=1: the checks of sections 10 and 11 are broken on purpose"
 fi
 if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ] && [ -x "$wr" ]; then
@@ -55,67 +55,6 @@ if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ] && [ -x "$wr" ]; then
 		sed -n 's/^# //p' "$FB_SCRATCH/mix.w" | while IFS= read -r l; do tap_diag "writers: $l"; done
 		return $mix_rc
 	}
-
-	# 10a. Deterministic: root's O_DIRECT passthrough write stalls in its
-	# copy (tests/parallel/uffd_pwrite: a userfaultfd page) under the
-	# shared lock with S_NOSEC pinned. Just before it, suid and
-	# security.capability were set on the backing file, not yet seen (the
-	# cache, 60 s here, lets the write skip its check; stock's write
-	# removes the capability then). During the stall uid 65534 writes a
-	# page of 'P' with O_DIRECT on another open: on ours its bytes are in
-	# the backing file 2 s later (the lock is shared; its close then waits
-	# for the inode lock in FLUSH, so it runs in the background), on stock
-	# not (every passthrough write takes the lock exclusively). Then the
-	# daemon notifies (NOTIFY_INVAL_INODE), a stat shows 4777, and uid 65534
-	# truncates the file (to 2 MiB, keeping every byte). do_truncate()
-	# decides before it takes the inode lock, and sees S_NOSEC:
-	# fuse_setattr() must decide again (FUSE_I_NOSEC_SET), as stock decides.
-	# Nothing touches the backing file's inode during the stall: the stalled
-	# direct write holds its lock (a chmod there would wait for the write).
-	if mount_pt --caps-in-daemon --attr-timeout 60; then
-		set_privcache 60000
-		pid=$(fb_daemon_pid)
-		head -c 4096 /dev/zero | tr '\0' P > "$FB_SCRATCH/mix.p"
-		chmod 0644 "$FB_SCRATCH/mix.p"
-		probe="$nobody dd if=$FB_SCRATCH/mix.p of=$FB_MNT/f bs=4096 count=1 seek=32 oflag=direct conv=notrunc status=none"
-		FB_UFFD_BEFORE_A="chmod 4777 $FB_BACK/f && setfattr -n $shadow -v $capv2 $FB_BACK/f" \
-		FB_UFFD_CMD="$probe & sleep 2; if cmp -s -n 4096 -i 0:131072 $FB_SCRATCH/mix.p $FB_BACK/f; then echo through; else echo waiting; fi > $FB_SCRATCH/mix.probe; kill -USR2 $pid && sleep 0.5 && stat -c %a $FB_MNT/f > $FB_SCRATCH/mix.seen && $nobody truncate -s 2M $FB_MNT/f; rc=\$?; wait; exit \$rc" \
-			timeout -k 5 90 "$FB_TOP/tests/parallel/uffd_pwrite" -t 6000 "$FB_MNT/f:cmd:any" \
-			> "$FB_SCRATCH/mixtrunc.out" 2>&1
-		rc=$?
-		set_privcache 1000
-		m=$(mode_of)
-		c=$(dcaps)
-		probe=$(cat "$FB_SCRATCH/mix.probe" 2> /dev/null)
-		seen=$(cat "$FB_SCRATCH/mix.seen" 2> /dev/null)
-		# the model: A's page, zeros, the probe's page; zeros to 2 MiB
-		{
-			head -c 4096 /dev/zero | tr '\0' $mix_fill
-			head -c 126976 /dev/zero
-			cat "$FB_SCRATCH/mix.p"
-		} > "$FB_SCRATCH/mix.model"
-		"$FB_TOP/tests/bin/fbblocks" "$FB_BACK/f" 2097152 "0:135168:file=$FB_SCRATCH/mix.model" \
-			"135168:2097152:zero" > "$FB_SCRATCH/mix.blocks" 2>&1
-		brc=$?
-		sed -n 's/^# //p' "$FB_SCRATCH/mixtrunc.out" | while IFS= read -r l; do tap_diag "$l"; done
-		tap_diag "root write stalled under the lock; uid 65534's write on another open 2 s later: ${probe:-no answer}; mode seen before the truncate ${seen:-none}; uffd_pwrite exit $rc; then mode $m, capability $c; bytes: $(tr '\n' ' ' < "$FB_SCRATCH/mix.blocks")"
-		# the truncate was waiting for the lock when A was released: it
-		# ended within 1 s of A's release
-		late=$(sed -n 's/^# evidence: B completed \([0-9]*\) ms after A was released$/\1/p' "$FB_SCRATCH/mixtrunc.out")
-		[ $rc = 0 ] && [ "$seen" = 4777 ] && [ "$m" = 777 ] && [ "$c" = none ] && [ $brc = 0 ] &&
-			[ -n "$late" ] && [ "$late" -lt 1000 ]
-		r=$?
-		# stock: the second write waits for the stalled one, the
-		# outcome is the same
-		[ "$probe" = waiting ] && [ $r = 0 ]
-		srcd=$?
-		[ $r = 0 ] && [ "$probe" = through ]
-		tap_stock $? $srcd "suid and security.capability set and seen while a shared-lock writer holds S_NOSEC (another writer got through: ${probe:-no answer}): a truncate by uid 65534 removes both, as stock, no byte lost (mode $m, capability $c)" \
-			"every passthrough write takes the inode lock exclusively, so the second writer waits; the truncate removes both"
-		fb_umount
-	else
-		tap_skip "mixed concurrency: truncate" "no passthrough mount"
-	fi
 
 	# 10b. Writers running all along; on another open root changes the
 	# privileges through the mount, 1 s apart: each change must be gone
