@@ -51,6 +51,7 @@ struct fb_config {
 	int mode;
 	bool parallel;
 	bool killpriv_v2;
+	bool allow_idmap;		/* FUSE_ALLOW_IDMAP (needs default_permissions) */
 	bool no_xattr;
 	bool backing_direct;		/* keep O_DIRECT on backing files */
 	bool caps_in_daemon;		/* security.capability kept aside */

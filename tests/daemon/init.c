@@ -49,6 +49,11 @@ void op_init(struct fb_req *req)
 			fb_errmsg("warning: kernel does not offer FUSE_HANDLE_KILLPRIV_V2");
 		want |= FUSE_HANDLE_KILLPRIV_V2;
 	}
+	if (cfg.allow_idmap) {
+		if (!(kflags & FUSE_ALLOW_IDMAP))
+			fb_errmsg("warning: kernel does not offer FUSE_ALLOW_IDMAP");
+		want |= FUSE_ALLOW_IDMAP;
+	}
 	if (cfg.mode == FB_MODE_DIRECT)
 		want |= FUSE_DIRECT_IO_ALLOW_MMAP;	/* shared mmap works */
 	need_pt = cfg.mode == FB_MODE_PASSTHROUGH ||

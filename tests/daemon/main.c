@@ -158,6 +158,8 @@ static void usage(FILE *f)
 "  --mode cached|direct|passthrough   open reply mode (default cached)\n"
 "  --parallel            FOPEN_PARALLEL_DIRECT_WRITES on every open\n"
 "  --killpriv-v2         negotiate FUSE_HANDLE_KILLPRIV_V2\n"
+"  --allow-idmap         negotiate FUSE_ALLOW_IDMAP (idmapped mounts; adds\n"
+"                        the default_permissions mount option it needs)\n"
 "  --no-xattr            answer xattr requests with ENOSYS\n"
 "  --mode-for-uid UID:MODE  opens by that uid get MODE instead (one inode\n"
 "                        in two modes, one after the other)\n"
@@ -257,6 +259,7 @@ enum {
 	O_NOXATTR, O_THREADS, O_DELAY, O_STATS, O_FAULT, O_FAULTOP,
 	O_FAULTCNT, O_NESTED, O_FOREGROUND, O_LOG, O_OPTS, O_LIST, O_HELP,
 	O_PIDFILE, O_BDIRECT, O_FAULTUID, O_ATTRTMO, O_CAPSD, O_CHMODOWN, O_MODEUID,
+	O_IDMAP,
 };
 
 static const struct option longopts[] = {
@@ -266,6 +269,7 @@ static const struct option longopts[] = {
 	{ "mode", required_argument, NULL, O_MODE },
 	{ "parallel", no_argument, NULL, O_PARALLEL },
 	{ "killpriv-v2", no_argument, NULL, O_KILLPRIV },
+	{ "allow-idmap", no_argument, NULL, O_IDMAP },
 	{ "no-xattr", no_argument, NULL, O_NOXATTR },
 	{ "backing-direct", no_argument, NULL, O_BDIRECT },
 	{ "attr-timeout", required_argument, NULL, O_ATTRTMO },
@@ -337,6 +341,9 @@ static void parse_args(int argc, char **argv)
 			break;
 		case O_KILLPRIV:
 			cfg.killpriv_v2 = true;
+			break;
+		case O_IDMAP:
+			cfg.allow_idmap = true;
 			break;
 		case O_BDIRECT:
 			cfg.backing_direct = true;
@@ -470,10 +477,14 @@ int main(int argc, char **argv)
 		fb_errmsg("cannot open %s: %s", cfg.dev, strerror(errno));
 		return 1;
 	}
+	/*
+	 * The kernel grants FUSE_ALLOW_IDMAP only with default_permissions:
+	 * requests other than those that create get no caller's ids then.
+	 */
 	snprintf(data, sizeof(data),
-		 "fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other%s%s",
-		 sess.devfd, cfg.opts && *cfg.opts ? "," : "",
-		 cfg.opts ? cfg.opts : "");
+		 "fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other%s%s%s",
+		 sess.devfd, cfg.allow_idmap ? ",default_permissions" : "",
+		 cfg.opts && *cfg.opts ? "," : "", cfg.opts ? cfg.opts : "");
 	if (mount("fbtestd", cfg.mountpoint, cfg.fstype, 0, data) < 0) {
 		fb_errmsg("mount -t %s on %s (%s): %s", cfg.fstype,
 			  cfg.mountpoint, data, strerror(errno));

@@ -503,7 +503,11 @@ for pw_cfg in attr0 killpriv2; do
 		fb_umount
 	done
 done
-# 10. Asynchronous writes and the check (issue 27, item 8): with fio's
+# 10 and 11 (issue 30, items 14 and 15): the privilege cache under mixed
+# concurrency, user namespaces and idmapped mounts.
+# shellcheck source=tests/suites/security/mixed.sh
+. "$FB_TOP/tests/suites/security/mixed.sh"
+# 12. Asynchronous writes and the check (issue 27, item 8): with fio's
 # libaio, iodepth 64 and 4 jobs, completions arrive while a write's check
 # waits for its GETATTR; a reply the kernel dropped (a changed attribute
 # version) would make every write refresh again, under the exclusive lock.

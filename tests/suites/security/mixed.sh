@@ -1,0 +1,295 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=sh
+# Part of the security suite (sourced by tests/suites/security.sh, with its
+# helpers: mount_pt, uwrite, rwrite, mode_of, dcaps, set_privcache, $nobody,
+# $shadow, $capv2): sections 10 and 11, issue 30 items 14 and 15.
+# shellcheck disable=SC2154 # nobody, shadow, capv2: set by security.sh
+
+# 10. Issue 30, item 14: the privilege cache under mixed concurrency. On the
+# guest's XFS (O_DIRECT), so that passthrough writes by uid 65534 run under
+# the shared inode lock with S_NOSEC pinned (FOPEN_PARALLEL_DIRECT_WRITES, a
+# non-extending O_DIRECT write, the cache trusted: the parallel suite shows
+# such writes running side by side). Meanwhile, on another open, root
+# changes the privileges; they must be removed as stock removes them: a
+# change seen by the kernel (chmod, setcap through the mount) by the next
+# unprivileged write, whatever
+# privcache_ms (60 s here, so that only the change itself can end the
+# cache), and one never seen (security.capability set on the backing file)
+# within privcache_ms. And the writers lose no byte (tests/bin/fbwriters:
+# every block of the file, through the mount and in the backing file, is
+# its last acknowledged write). Stock passes these (it checks on every
+# write, under the exclusive lock); each failed on a module built with the
+# cache's invalidation or the window broken, or with its own check broken
+# (results/red-runs/issue30-items14-15/).
+wr=$FB_TOP/tests/bin/fbwriters
+mix_n=6
+# FB_SEC_CHECKBREAK=1: the red run of these checks themselves, with the
+# module unchanged: the writers' model claims a write that was not made
+# (FB_WRITERS_BREAK), root's opens in 10b are
+# passthrough (so its write beside the writers is made), and 11c's first
+# test makes its idmapped mount of the guest's XFS instead of the FUSE
+# mount. Each of those tests must fail.
+mix_cached=0:cached idm_first=""
+if [ "${FB_SEC_CHECKBREAK:-0}" = 1 ]; then
+	FB_WRITERS_BREAK=1
+	export FB_WRITERS_BREAK
+	mix_cached=1:cached idm_first=${FB_XFS:-/nonexistent}
+	tap_diag "FB_SEC_CHECKBREAK=1: the checks of sections 10 and 11 are broken on purpose"
+fi
+if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ] && [ -x "$wr" ]; then
+	sec_back=$FB_BACK
+	FB_BACK=$FB_XFS/mixback
+	# mix_start: 4 writers by uid 65534 (fbwriters, one open each, 16
+	# blocks each), running once they print "started"
+	mix_start() {
+		$nobody "$wr" "$FB_MNT/f" "$FB_BACK/f" 4 16 > "$FB_SCRATCH/mix.w" 2>&1 &
+		mix_pid=$!
+		# shellcheck disable=SC2016 # the inner shell's own argument
+		fb_wait_while 100 sh -c '! grep -q started "$1"' sh "$FB_SCRATCH/mix.w"
+	}
+	# mix_stop: stop them; 0 when no write failed and the bytes are right
+	mix_stop() {
+		kill -TERM $mix_pid
+		wait $mix_pid
+		mix_rc=$?
+		sed -n 's/^# //p' "$FB_SCRATCH/mix.w" | while IFS= read -r l; do tap_diag "writers: $l"; done
+		return $mix_rc
+	}
+
+	# 10b. Writers running all along; on another open root changes the
+	# privileges through the mount, 1 s apart: each change must be gone
+	# at the end of that second. A cached open (root's opens are cached,
+	# --mode-for-uid) is refused while passthrough opens exist (EIO, the
+	# kernel's I/O modes, as stock): no cached write can run beside them.
+	if mount_pt --caps-in-daemon --attr-timeout 60 --mode-for-uid $mix_cached; then
+		set_privcache 60000
+		head -c 262144 /dev/zero > "$FB_MNT/f"
+		mix_start
+		sleep 1
+		chmod 4777 "$FB_MNT/f"
+		sleep 1
+		m1=$(mode_of)
+		setcap cap_net_raw+ep "$FB_MNT/f"
+		sc=$?
+		sleep 1
+		c2=$(dcaps)
+		chmod 2777 "$FB_MNT/f"
+		sleep 1
+		m3=$(mode_of)
+		dd if=/dev/zero of="$FB_MNT/f" bs=1 count=1 conv=notrunc status=none 2> "$FB_SCRATCH/mix.cached"
+		crc=$?
+		sleep 0.5
+		mix_stop
+		wrc=$?
+		set_privcache 1000
+		tap_diag "writers exit $wrc; after chmod u+s: mode $m1; after setcap (exit $sc): capability $c2; after chmod g+s: mode $m3; cached write exit $crc: $(cat "$FB_SCRATCH/mix.cached")"
+		[ "$m1" = 777 ]
+		tap_check $? "chmod u+s through the mount beside 4 shared-lock writers of uid 65534: removed by their next writes, as stock (mode $m1)"
+		[ $sc = 0 ] && [ "$c2" = none ]
+		tap_check $? "setcap through the mount beside the writers: removed by their next writes, as stock ($c2)"
+		[ "$m3" = 777 ]
+		tap_check $? "chmod g+s through the mount beside the writers: removed by their next writes, as stock (mode $m3)"
+		[ $crc != 0 ] && grep -q "Input/output error" "$FB_SCRATCH/mix.cached"
+		tap_check $? "a cached open beside the passthrough writers is refused (EIO), as stock: no cached write runs beside them (exit $crc)"
+		[ $wrc = 0 ]
+		tap_check $? "the writers lost no byte and no write failed (exit $wrc)"
+		fb_umount
+	else
+		tap_skip_n 5 "mixed concurrency: changes through the mount" "no passthrough mount"
+	fi
+
+	# 10c. Never seen: security.capability set on the backing file (the
+	# daemon keeps it aside, --caps-in-daemon), attributes valid for a day,
+	# privcache_ms 1000, writers running all along: gone within
+	# privcache_ms, plus 2 s for the guest's polls (stock: the next write).
+	if mount_pt --caps-in-daemon --attr-timeout 86400; then
+		head -c 262144 /dev/zero > "$FB_MNT/f"
+		mix_start
+		sleep 1
+		t0=$(date +%s%N)
+		setfattr -n "$shadow" -v "$capv2" "$FB_BACK/f"
+		c="set" i=0
+		while [ "$c" = set ] && [ $i -lt 50 ]; do
+			sleep 0.1
+			c=$(dcaps)
+			i=$((i + 1))
+		done
+		ms=$((($(date +%s%N) - t0) / 1000000))
+		mix_stop
+		wrc=$?
+		tap_diag "out-of-band security.capability beside the writers: $c after $ms ms; writers exit $wrc"
+		[ "$c" = none ] && [ $ms -le 3000 ] && [ $wrc = 0 ]
+		tap_check $? "security.capability set out of band beside the shared-lock writers: removed within privcache_ms (1 s, plus 2 s for the polls: $ms ms), no byte lost (writers exit $wrc)"
+		fb_umount
+	else
+		tap_skip "mixed concurrency: out of band" "no passthrough mount"
+	fi
+	FB_BACK=$sec_back
+else
+	tap_skip_n $mix_n "mixed concurrency" "no XFS scratch (FB_XFS) for O_DIRECT, or no tests/bin/fbwriters"
+fi
+
+# 11. Issue 30, item 15: user namespaces and idmapped mounts.
+idm=$FB_TOP/tests/bin/fbidmap
+# 11a. A rootless mount: uid 65534 in a user namespace of its own (unshare
+# --user --map-root-user --mount) mounts the test daemon (direct I/O with
+# FOPEN_PARALLEL_DIRECT_WRITES: passthrough needs CAP_SYS_ADMIN outside),
+# served by the target's FUSE (its type and its control fs), and 1 MiB
+# written through it and 4 parallel writers' blocks are in the backing
+# file. The device node is made 0666 for the test (udev does that for
+# /dev/fuse; no rule ships for ours) and given its mode back.
+ns=$FB_SCRATCH/userns
+rm -rf "$ns"
+mkdir -p "$ns/mnt" "$ns/back"
+head -c 1048576 /dev/urandom > "$ns/src"
+chown -R 65534:65534 "$ns"
+dev_mode=$(stat -c %a "$FB_DEV")
+tap_diag "$FB_DEV has mode $dev_mode: 0666 for this test"
+chmod 0666 "$FB_DEV"
+# shellcheck disable=SC2016 # the namespace's own script
+$nobody unshare --user --map-root-user --mount sh -c '
+	d=$1 ns=$2
+	"$d" --dev "$3" --fstype "$4" --backing "$ns/back" --pidfile "$ns/pid" \
+		--mode direct --parallel "$ns/mnt" || { echo "mount failed"; exit 10; }
+	conn=$(awk -v m="$ns/mnt" '"'"'$5 == m { split($3, d, ":"); print d[1] * 1048576 + d[2]; exit }'"'"' /proc/self/mountinfo)
+	type=$(awk -v m="$ns/mnt" '"'"'$5 == m { for (i = 7; i < NF; i++) if ($i == "-") { print $(i + 1); exit } }'"'"' /proc/self/mountinfo)
+	echo "type $type, connection $conn"
+	[ "$type" = "$4" ] && [ -n "$conn" ] && [ -d "$5/$conn" ] || { echo "not served by $4"; umount "$ns/mnt"; exit 11; }
+	cp "$ns/src" "$ns/mnt/data" && cmp "$ns/src" "$ns/back/data" || { echo "bytes differ"; umount "$ns/mnt"; exit 12; }
+	head -c 262144 /dev/zero > "$ns/mnt/w"
+	"$6" "$ns/mnt/w" "$ns/back/w" 4 16 > "$ns/w.out" 2>&1 &
+	w=$!
+	sleep 2
+	kill -TERM $w
+	wait $w
+	wrc=$?
+	sed -n "s/^# //p" "$ns/w.out"
+	umount "$ns/mnt" || { echo "umount failed"; exit 13; }
+	[ $wrc = 0 ] || { echo "writers exit $wrc"; exit 14; }
+	echo done
+' sh "$FB_DAEMON" "$ns" "$FB_DEV" "$FB_FSTYPE" "$FB_CTL" "$wr" > "$FB_SCRATCH/userns.out" 2>&1
+rc=$?
+chmod "$dev_mode" "$FB_DEV"
+while IFS= read -r l; do tap_diag "userns: $l"; done < "$FB_SCRATCH/userns.out"
+tap_check $rc "a rootless mount in a user namespace: served by $FB_FSTYPE, 1 MiB and 4 parallel writers' blocks in the backing file, unmounted (exit $rc)"
+
+# 11b. CAP_FSETID in a user namespace (tests/bin/fbidmap run: uids and gids
+# 0-65535 inside are 100000-165535 outside). A write keeps suid and sgid
+# (with group execute) only for a writer with CAP_FSETID in the initial
+# namespace (setattr_should_drop_suidgid(): capable()); FUSE removes sgid
+# only with group execute (fuse_setattr()). So root's write keeps them,
+# which proves nothing for the cache, and the next write, by the root of a
+# user namespace that maps the file's owner and group (CAP_FSETID there),
+# removes them, as stock. On a FUSE_HANDLE_KILLPRIV_V2 mount too: ours asks
+# the server (FATTR_KILL_SUIDGID); stock leaves them to a server that never
+# sees a passthrough write, so they stay.
+for kp in "" --killpriv-v2; do
+	# shellcheck disable=SC2086 # empty, or one option
+	mount_pt --attr-timeout 60 $kp || continue
+	set_privcache 60000
+	chown 100005:100007 "$FB_MNT/f" && chmod 6777 "$FB_MNT/f"
+	rwrite 1
+	r1=$?
+	m1=$(mode_of)
+	"$idm" run "0 100000 65536" -- dd if=/dev/zero of="$FB_MNT/f" bs=1 count=1 seek=2 conv=notrunc status=none
+	r2=$?
+	m2=$(mode_of)
+	set_privcache 1000
+	what="${kp:+KILLPRIV_V2 daemon: }root's write keeps suid and sgid ($m1), the next, by the root of a user namespace that maps the file's owner and group (CAP_FSETID there only), removes them ($m2)"
+	tap_diag "file 100005:100007 mode 6777: root's write exit $r1, mode $m1; the user namespace's root: exit $r2, mode $m2"
+	[ $r1 = 0 ] && [ "$m1" = 6777 ] && [ $r2 = 0 ] && [ "$m2" = 777 ]
+	r=$?
+	if [ -z "$kp" ]; then
+		tap_check $r "$what, as stock"
+	else
+		# stock: both writes succeed and suid and sgid stay
+		[ $r1 = 0 ] && [ "$m1" = 6777 ] && [ $r2 = 0 ] && [ "$m2" = 6777 ]
+		tap_stock $r $? "$what" \
+			"passthrough writes never reach a KILLPRIV_V2 server, and the kernel leaves suid and sgid to it"
+	fi
+	fb_umount
+done
+
+# 11c. An idmapped bind mount of a FUSE mount (tests/bin/fbidmap mount: the
+# file system's ids 0 show as 3000 through it). The kernel allows one only
+# where the server asks (FUSE_ALLOW_IDMAP, with default_permissions; fbtestd
+# --allow-idmap), from 6.12 on (SB_I_NOIDMAP). On Debian 12's 6.1 base
+# 6.12's compat layer refuses idmapped mounts (docs/known-gaps.md), as
+# stock 6.1 does (neither has FS_ALLOW_IDMAP): the test asserts the
+# refusal. The helper's own check: an idmapped mount of the guest's XFS.
+case $(uname -r) in
+[1-5].* | 6.[0-9].* | 6.1[01].*) idmap_ok=no ;;
+*) idmap_ok=yes ;;
+esac
+idmnt=$FB_SCRATCH/idmapped
+mkdir -p "$idmnt"
+# idmount SRC: 0 when made (then unmounted), else the refusal's line
+idmount() {
+	"$idm" mount "0 3000 1" "$1" "$idmnt" > "$FB_SCRATCH/idm.out" 2>&1
+	id_rc=$?
+	id_out=$(head -n 1 "$FB_SCRATCH/idm.out")
+	return $id_rc
+}
+xfs_ok=no
+if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ] && idmount "$FB_XFS"; then
+	[ "$(stat -c %u "$idmnt")" = 3000 ] && xfs_ok=yes
+	umount "$idmnt"
+fi
+tap_diag "idmapped mount of the guest's XFS (the helper's check): $xfs_ok ${id_out:-}"
+if mount_pt; then
+	idmount "${idm_first:-$FB_MNT}"
+	rc=$?
+	[ $rc = 0 ] && umount "$idmnt"
+	tap_diag "no FUSE_ALLOW_IDMAP: fbidmap exit $rc: $id_out"
+	[ $xfs_ok = yes ] && [ $rc = 3 ] && case $id_out in *EINVAL*) true ;; *) false ;; esac
+	tap_check $? "idmapped bind mount of a FUSE mount whose daemon does not ask for FUSE_ALLOW_IDMAP: refused (EINVAL), as stock ($id_out)"
+	fb_umount
+else
+	tap_skip "idmapped mount without FUSE_ALLOW_IDMAP" "no passthrough mount"
+fi
+if mount_pt --allow-idmap --attr-timeout 60; then
+	idmount "$FB_MNT"
+	rc=$?
+	if [ $idmap_ok = no ]; then
+		[ $rc = 0 ] && umount "$idmnt"
+		[ $xfs_ok = yes ] && [ $rc = 3 ] && case $id_out in *EINVAL*) true ;; *) false ;; esac
+		tap_check $? "$(uname -r): an idmapped bind mount of a FUSE mount is refused (EINVAL) even where the daemon asks for FUSE_ALLOW_IDMAP, as stock (no FS_ALLOW_IDMAP before 6.12): $id_out"
+	else
+		# uid 3000 through it is the file system's 0: it creates, the
+		# backing file is 0's and shows as 3000's through the mount
+		as3000="setpriv --reuid=3000 --regid=3000 --clear-groups"
+		r=1 own=""
+		if [ $rc = 0 ]; then
+			$as3000 cp "$ns/src" "$idmnt/data"
+			r=$?
+			own="$(stat -c %u:%g "$FB_BACK/data") in the backing file, $(stat -c %u:%g "$idmnt/data") through the idmapped mount"
+			cmp "$ns/src" "$FB_BACK/data" || r=1
+		fi
+		tap_diag "FUSE_ALLOW_IDMAP: fbidmap exit $rc ${id_out:-}; 1 MiB by uid 3000: exit $r, owner $own"
+		[ $rc = 0 ] && [ $r = 0 ] && [ "$own" = "0:0 in the backing file, 3000:3000 through the idmapped mount" ]
+		tap_check $? "an idmapped bind mount of a FUSE mount whose daemon asks for FUSE_ALLOW_IDMAP: made; a file created through it by uid 3000 is 0:0 in the backing file and 3000:3000 through it, its bytes the same"
+		# suid through it: root's write keeps it, which proves nothing
+		# for the cache; the next, by uid 3000 (the owner as the mount
+		# maps it, no CAP_FSETID), removes it, as stock
+		set_privcache 60000
+		chmod 4777 "$FB_MNT/f"
+		r1=1 r2=1 m1="" m2="" o=""
+		if [ $rc = 0 ]; then
+			o=$(stat -c %u "$idmnt/f")
+			dd if=/dev/zero of="$idmnt/f" bs=1 count=1 seek=1 conv=notrunc status=none
+			r1=$?
+			m1=$(mode_of)
+			$as3000 dd if=/dev/zero of="$idmnt/f" bs=1 count=1 seek=2 conv=notrunc status=none
+			r2=$?
+			m2=$(mode_of)
+		fi
+		set_privcache 1000
+		tap_diag "mode 4777, owner $o through the idmapped mount: root's write exit $r1, mode $m1; uid 3000's: exit $r2, mode $m2"
+		[ "$o" = 3000 ] && [ $r1 = 0 ] && [ "$m1" = 4777 ] && [ $r2 = 0 ] && [ "$m2" = 777 ]
+		tap_check $? "suid through an idmapped mount: root's write keeps it ($m1), the next, by uid 3000 (its owner through the mount), removes it ($m2), as stock"
+		[ $rc = 0 ] && umount "$idmnt"
+	fi
+	fb_umount
+else
+	tap_skip "idmapped mount with FUSE_ALLOW_IDMAP" "no passthrough mount"
+fi
