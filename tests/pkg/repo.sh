@@ -3,6 +3,14 @@
 # Signed repositories (make repo, dev/repo.sh) with a throw-away GnuPG
 # key, and the rollout steps of the README's runbook against them.
 #
+# The apt repository's layout: bookworm and trixie in one repository, each
+# a stable (<codename>) and a canary (<codename>-canary) distribution, every
+# InRelease signed by the key, Origin and Label ours, the arch:all dkms
+# package in the arm64 index; hosts (apt-get and apt-cache with sources,
+# lists, cache and status of their own in the scratch directory, of amd64
+# and arm64) see the newer build on canary first, on stable after make
+# repo-promote, and the older again on stable after make repo-rollback.
+#
 # apt, in a Debian 12 root (a chroot kept in FB_CACHE/bookworm-repo-root,
 # made by debootstrap at the first run: dkms, openssl and the kernel
 # headers of bookworm-backports' linux-headers-amd64, with the kernel image
@@ -181,16 +189,114 @@ else
 	tap_skip "the prebuilt modules signed centrally" "no headers of $rk on this host (linux-headers-$rk)"
 fi
 
-# --- make repo, twice: the second adds the newer build ------------------------
+# --- make repo, twice, and the channels -------------------------------------------
+# The first build goes to canary and is promoted to stable; the second goes
+# to canary only. Both codenames (bookworm, trixie) in the one repository,
+# each a stable (<codename>) and a canary (<codename>-canary) distribution.
 repo=$pt_tmp/repo
+rk_() { REPO_KEY=$fpr OUT=$repo sh dev/repo.sh "$@"; }
 REPO_KEY=$fpr PKG=$pt_tmp/b1/pkg OUT=$repo sh dev/repo.sh > "$pt_tmp/repo1.log" 2>&1 &&
+	rk_ promote > "$pt_tmp/promote1.log" 2>&1 &&
 	REPO_KEY=$fpr PKG=$pt_tmp/b2/pkg OUT=$repo sh dev/repo.sh > "$pt_tmp/repo2.log" 2>&1
 rc=$?
-tap_check $rc "make repo with $v1's packages, then again with $v2's"
-[ $rc = 0 ] || { pt_log "$pt_tmp/repo1.log"; pt_log "$pt_tmp/repo2.log"; }
+tap_check $rc "make repo with $v1's packages, make repo-promote, then make repo with $v2's"
+[ $rc = 0 ] || { pt_log "$pt_tmp/repo1.log"; pt_log "$pt_tmp/promote1.log"; pt_log "$pt_tmp/repo2.log"; }
+sed 's/^/# /' "$pt_tmp/repo2.log" | grep -v -e ': apt: ' -e ': rpm: '
+n=$(grep -c "^Package: $name-dkms$" "$repo/apt/dists/bookworm-canary/main/binary-amd64/Packages" 2> /dev/null)
+[ -f "$repo/apt/dists/bookworm-canary/InRelease" ] && [ "$n" = 2 ]
+tap_check $? "apt: bookworm-canary's InRelease there, both versions of $name-dkms in its Packages ($n)"
+# Every distribution's InRelease verifies with the published key (gpgv:
+# nothing but that key), and says our Origin and Label.
+gpg --batch --export "$fpr" > "$pt_tmp/pub.gpg"
+bad=""
+for d in bookworm trixie bookworm-canary trixie-canary; do
+	r=$repo/apt/dists/$d/InRelease
+	gpgv --keyring "$pt_tmp/pub.gpg" "$r" > /dev/null 2>&1 &&
+		gpgv --keyring "$repo/fuse-backport.gpg" "$r" > /dev/null 2>&1 || bad="$bad $d"
+done
+[ -z "$bad" ]
+tap_check $? "apt: bookworm, trixie, bookworm-canary and trixie-canary served from one repository, each InRelease signed by our key${bad:+ (missing or not signed:$bad)}"
+bad=""
+for d in bookworm trixie bookworm-canary trixie-canary; do
+	grep -q -x 'Origin: fuse-backport' "$repo/apt/dists/$d/Release" 2> /dev/null &&
+		grep -q -x 'Label: fuse-backport' "$repo/apt/dists/$d/Release" || bad="$bad $d"
+done
+ol=$(grep -E '^(Origin|Label):' "$repo/apt/dists/bookworm/Release" 2> /dev/null | tr '\n' ' ')
+[ -z "$bad" ]
+tap_check $? "apt: Origin: fuse-backport and Label: fuse-backport in every Release${bad:+ (not in:$bad; bookworm has: $ol)}"
+bad=""
+for d in bookworm trixie bookworm-canary trixie-canary; do
+	grep -q "^Package: $name-dkms$" "$repo/apt/dists/$d/main/binary-arm64/Packages" 2> /dev/null || bad="$bad $d"
+done
+[ -z "$bad" ]
+tap_check $? "apt: the arch:all $name-dkms in every distribution's arm64 index${bad:+ (not in:$bad)}"
+
+# Hosts, as apt sees them: apt-get and apt-cache with sources, lists,
+# cache, status and preferences of their own in the scratch directory
+# (nothing of this machine's apt is read or written), one codename and
+# channel each, Signed-By the published key.
+host_() { # DIR ARCH DIST: a host of ARCH whose one source is DIST
+	mkdir -p "$1/lists/partial" "$1/cache/archives/partial" "$1/none"
+	: > "$1/status"
+	: > "$1/preferences"
+	echo "$2" > "$1/arch"
+	echo "deb [signed-by=$repo/fuse-backport.gpg] file:$repo/apt $3 main" > "$1/sources.list"
+}
+hapt_() { # DIR apt-get|apt-cache ARGS...
+	h=$1 c=$2
+	shift 2
+	"$c" -q -o Dir::Etc::SourceList="$h/sources.list" -o Dir::Etc::SourceParts="$h/none" \
+		-o Dir::State::Lists="$h/lists" -o Dir::State::Status="$h/status" -o Dir::Cache="$h/cache" \
+		-o Dir::Etc::Preferences="$h/preferences" -o Dir::Etc::PreferencesParts="$h/none" \
+		-o APT::Architecture="$(cat "$h/arch")" -o APT::Architectures="$(cat "$h/arch")" \
+		-o APT::Sandbox::User=root "$@"
+}
+cand_() { # DIR: apt update, then the candidate of the dkms package
+	hapt_ "$1" apt-get update > "$1/update.log" 2>&1 || { echo "update-failed"; return; }
+	grep -q -e '^W:' -e '^E:' "$1/update.log" && { echo "update-warned"; return; }
+	hapt_ "$1" apt-cache policy "$name-dkms" 2> /dev/null | sed -n 's/^ *Candidate: //p'
+}
+h=$pt_tmp/hosts
+host_ "$h/arm64" arm64 trixie
+c=$(cand_ "$h/arm64")
+rel=$(hapt_ "$h/arm64" apt-cache policy 2> /dev/null | sed -n 's/^ *release \(.*\)/\1/p' | head -n 1)
+[ "$c" = "$v1-1" ] && echo "$rel" | grep -q 'o=fuse-backport,.*l=fuse-backport'
+tap_check $? "an arm64 host on trixie (stable): apt update, $name-dkms's candidate ${c:-none} (want $v1-1); apt sees ${rel:-no release}"
+[ "$c" = "$v1-1" ] || pt_log "$h/arm64/update.log"
+for cd in bookworm trixie; do
+	host_ "$h/$cd-stable" amd64 "$cd"
+	host_ "$h/$cd-canary" amd64 "$cd-canary"
+done
+chan_() { # WHEN: each channel's candidate on both codenames, one line
+	for x in bookworm-stable trixie-stable bookworm-canary trixie-canary; do
+		printf '%s=%s ' "$x" "$(cand_ "$h/$x")"
+	done
+}
+c=$(chan_)
+[ "$c" = "bookworm-stable=$v1-1 trixie-stable=$v1-1 bookworm-canary=$v2-1 trixie-canary=$v2-1 " ]
+tap_check $? "before promote: stable hosts see $v1-1, canary hosts $v2-1 ($c)"
+rk_ promote > "$pt_tmp/promote2.log" 2>&1
+rc=$?
+c=$(chan_)
+[ $rc = 0 ] && [ "$c" = "bookworm-stable=$v2-1 trixie-stable=$v2-1 bookworm-canary=$v2-1 trixie-canary=$v2-1 " ]
+tap_check $? "make repo-promote: stable hosts see $v2-1 ($c)"
+[ $rc = 0 ] || pt_log "$pt_tmp/promote2.log"
+rk_ rollback > "$pt_tmp/rollback.log" 2>&1
+rc=$?
+c=$(chan_)
 n=$(grep -c "^Package: $name-dkms$" "$repo/apt/dists/bookworm/main/binary-amd64/Packages" 2> /dev/null)
-[ -f "$repo/apt/dists/bookworm/InRelease" ] && [ "$n" = 2 ]
-tap_check $? "apt: InRelease signed, both versions of $name-dkms in Packages ($n)"
+[ $rc = 0 ] && [ "$c" = "bookworm-stable=$v1-1 trixie-stable=$v1-1 bookworm-canary=$v2-1 trixie-canary=$v2-1 " ] &&
+	[ "$n" = 1 ] && gpgv --keyring "$repo/fuse-backport.gpg" "$repo/apt/dists/bookworm/InRelease" > /dev/null 2>&1
+tap_check $? "make repo-rollback: stable back at the previous snapshot, its hosts see $v1-1 (stable's Packages: $n version), canary keeps $v2-1, InRelease signed ($c)"
+[ $rc = 0 ] || pt_log "$pt_tmp/rollback.log"
+# Stable serves the newer build again for the runbook's steps below (both
+# versions are in that snapshot: the local repository keeps every one).
+rk_ promote > "$pt_tmp/promote3.log" 2>&1
+rc=$?
+n=$(grep -c "^Package: $name-dkms$" "$repo/apt/dists/bookworm/main/binary-amd64/Packages" 2> /dev/null)
+[ $rc = 0 ] && [ "$n" = 2 ]
+tap_check $? "make repo-promote again: stable (bookworm) serves both versions of $name-dkms ($n)"
+[ $rc = 0 ] || pt_log "$pt_tmp/promote3.log"
 gpg --batch --verify "$repo/rpm/repodata/repomd.xml.asc" "$repo/rpm/repodata/repomd.xml" > /dev/null 2>&1 &&
 	rpm -qp --qf '%{SIGPGP:pgpsig}%{RSAHEADER:pgpsig}\n' "$repo"/rpm/$name-dkms-*.rpm 2> /dev/null | grep -q -i "${fpr#????????????????????????}"
 tap_check $? "rpm: repomd.xml.asc verifies, the packages carry our key's signature"
