@@ -201,7 +201,7 @@ REPO_KEY=$fpr PKG=$pt_tmp/b1/pkg OUT=$repo sh dev/repo.sh > "$pt_tmp/repo1.log" 
 rc=$?
 tap_check $rc "make repo with $v1's packages, make repo-promote, then make repo with $v2's"
 [ $rc = 0 ] || { pt_log "$pt_tmp/repo1.log"; pt_log "$pt_tmp/promote1.log"; pt_log "$pt_tmp/repo2.log"; }
-sed 's/^/# /' "$pt_tmp/repo2.log" | grep -v -e ': apt: ' -e ': rpm: '
+grep -h -e ' serves ' "$pt_tmp/repo1.log" "$pt_tmp/promote1.log" "$pt_tmp/repo2.log" | sed 's/^/# /'
 n=$(grep -c "^Package: $name-dkms$" "$repo/apt/dists/bookworm-canary/main/binary-amd64/Packages" 2> /dev/null)
 [ -f "$repo/apt/dists/bookworm-canary/InRelease" ] && [ "$n" = 2 ]
 tap_check $? "apt: bookworm-canary's InRelease there, both versions of $name-dkms in its Packages ($n)"
@@ -281,6 +281,7 @@ c=$(chan_)
 [ $rc = 0 ] && [ "$c" = "bookworm-stable=$v2-1 trixie-stable=$v2-1 bookworm-canary=$v2-1 trixie-canary=$v2-1 " ]
 tap_check $? "make repo-promote: stable hosts see $v2-1 ($c)"
 [ $rc = 0 ] || pt_log "$pt_tmp/promote2.log"
+grep -h -e ' serves ' -e ' back at ' "$pt_tmp/promote2.log" | sed 's/^/# /'
 rk_ rollback > "$pt_tmp/rollback.log" 2>&1
 rc=$?
 c=$(chan_)
@@ -289,6 +290,7 @@ n=$(grep -c "^Package: $name-dkms$" "$repo/apt/dists/bookworm/main/binary-amd64/
 	[ "$n" = 1 ] && gpgv --keyring "$repo/fuse-backport.gpg" "$repo/apt/dists/bookworm/InRelease" > /dev/null 2>&1
 tap_check $? "make repo-rollback: stable back at the previous snapshot, its hosts see $v1-1 (stable's Packages: $n version), canary keeps $v2-1, InRelease signed ($c)"
 [ $rc = 0 ] || pt_log "$pt_tmp/rollback.log"
+grep -h -e ' serves ' -e ' back at ' "$pt_tmp/rollback.log" | sed 's/^/# /'
 # Stable serves the newer build again for the runbook's steps below (both
 # versions are in that snapshot: the local repository keeps every one).
 rk_ promote > "$pt_tmp/promote3.log" 2>&1
@@ -297,6 +299,7 @@ n=$(grep -c "^Package: $name-dkms$" "$repo/apt/dists/bookworm/main/binary-amd64/
 [ $rc = 0 ] && [ "$n" = 2 ]
 tap_check $? "make repo-promote again: stable (bookworm) serves both versions of $name-dkms ($n)"
 [ $rc = 0 ] || pt_log "$pt_tmp/promote3.log"
+grep -h -e ' serves ' -e ' back at ' "$pt_tmp/promote3.log" | sed 's/^/# /'
 gpg --batch --verify "$repo/rpm/repodata/repomd.xml.asc" "$repo/rpm/repodata/repomd.xml" > /dev/null 2>&1 &&
 	rpm -qp --qf '%{SIGPGP:pgpsig}%{RSAHEADER:pgpsig}\n' "$repo"/rpm/$name-dkms-*.rpm 2> /dev/null | grep -q -i "${fpr#????????????????????????}"
 tap_check $? "rpm: repomd.xml.asc verifies, the packages carry our key's signature"
