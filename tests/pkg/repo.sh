@@ -243,12 +243,12 @@ host_() { # DIR ARCH DIST: a host of ARCH whose one source is DIST
 	echo "deb [signed-by=$repo/fuse-backport.gpg] file:$repo/apt $3 main" > "$1/sources.list"
 }
 hapt_() { # DIR apt-get|apt-cache ARGS...
-	h=$1 c=$2
+	hd_=$1 hc_=$2
 	shift 2
-	"$c" -q -o Dir::Etc::SourceList="$h/sources.list" -o Dir::Etc::SourceParts="$h/none" \
-		-o Dir::State::Lists="$h/lists" -o Dir::State::Status="$h/status" -o Dir::Cache="$h/cache" \
-		-o Dir::Etc::Preferences="$h/preferences" -o Dir::Etc::PreferencesParts="$h/none" \
-		-o APT::Architecture="$(cat "$h/arch")" -o APT::Architectures="$(cat "$h/arch")" \
+	"$hc_" -q -o Dir::Etc::SourceList="$hd_/sources.list" -o Dir::Etc::SourceParts="$hd_/none" \
+		-o Dir::State::Lists="$hd_/lists" -o Dir::State::Status="$hd_/status" -o Dir::Cache="$hd_/cache" \
+		-o Dir::Etc::Preferences="$hd_/preferences" -o Dir::Etc::PreferencesParts="$hd_/none" \
+		-o APT::Architecture="$(cat "$hd_/arch")" -o APT::Architectures="$(cat "$hd_/arch")" \
 		-o APT::Sandbox::User=root "$@"
 }
 cand_() { # DIR: apt update, then the candidate of the dkms package
@@ -263,9 +263,9 @@ rel=$(hapt_ "$h/arm64" apt-cache policy 2> /dev/null | sed -n 's/^ *release \(.*
 [ "$c" = "$v1-1" ] && echo "$rel" | grep -q 'o=fuse-backport,.*l=fuse-backport'
 tap_check $? "an arm64 host on trixie (stable): apt update, $name-dkms's candidate ${c:-none} (want $v1-1); apt sees ${rel:-no release}"
 [ "$c" = "$v1-1" ] || pt_log "$h/arm64/update.log"
-for cd in bookworm trixie; do
-	host_ "$h/$cd-stable" amd64 "$cd"
-	host_ "$h/$cd-canary" amd64 "$cd-canary"
+for cn in bookworm trixie; do
+	host_ "$h/$cn-stable" amd64 "$cn"
+	host_ "$h/$cn-canary" amd64 "$cn-canary"
 done
 chan_() { # WHEN: each channel's candidate on both codenames, one line
 	for x in bookworm-stable trixie-stable bookworm-canary trixie-canary; do
