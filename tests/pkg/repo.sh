@@ -159,7 +159,12 @@ build "$pt_tmp/b2" cur
 rc=$((rc + $?))
 v1=$(kernelver="" kernel_source_dir="" bash -c '. "$1/dkms.conf" 2>/dev/null && echo "$PACKAGE_VERSION"' _ "$pt_tmp/b1/src")
 v2=$ver
+# m1: the previous build's module version, from its 6.12 pin (the product
+# version in a revision from before the modules had versions of their own)
 m1=$v1
+if [ -f "$pt_tmp/b1/src/backports/6.12/pin" ]; then
+	m1=$(sed -n 's/^UPSTREAM_VERSION=//p' "$pt_tmp/b1/src/backports/6.12/pin")+fb$(sed -n 's/^FB_RELEASE=//p' "$pt_tmp/b1/src/backports/6.12/pin")
+fi
 m2=$(sed -n 's/^UPSTREAM_VERSION=//p' "$pt_tmp/b2/src/backports/6.12/pin")+fb$(sed -n 's/^FB_RELEASE=//p' "$pt_tmp/b2/src/backports/6.12/pin")
 ls "$pt_tmp"/b1/pkg/*.deb "$pt_tmp"/b2/pkg/*.deb "$pt_tmp"/b1/pkg/*.rpm "$pt_tmp"/b2/pkg/*.rpm > "$pt_tmp/built" 2> /dev/null
 [ $rc = 0 ] && [ "$(grep -c -v dbgsym "$pt_tmp/built")" = 8 ]
