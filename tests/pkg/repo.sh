@@ -296,6 +296,12 @@ n=$(grep -c "^Package: $name-dkms$" "$repo/apt/dists/bookworm/main/binary-amd64/
 tap_check $? "make repo-rollback: stable back at the previous snapshot, its hosts see $v1-1 (stable's Packages: $n version), canary keeps $v2-1, InRelease signed ($c)"
 [ $rc = 0 ] || pt_log "$pt_tmp/rollback.log"
 grep -h -e ' serves ' -e ' back at ' "$pt_tmp/rollback.log" | sed 's/^/# /'
+rk_ status > "$pt_tmp/status.log" 2>&1
+l=$(grep "^repo: apt: trixie-canary: fb-2 (" "$pt_tmp/status.log")
+grep -q "^repo: apt: bookworm: fb-1 (fuse-backport-dkms $v1-1)$" "$pt_tmp/status.log" &&
+	echo "$l" | grep -q " $v2-1[ )]" && echo "$l" | grep -q " $v1-1[ )]"
+tap_check $? "make repo-status after the rollback: stable serves fb-1 ($v1-1), canary fb-2 ($v2-1 and $v1-1)"
+sed 's/^/# /' "$pt_tmp/status.log"
 # Stable serves the newer build again for the runbook's steps below (both
 # versions are in that snapshot: the local repository keeps every one).
 rk_ promote > "$pt_tmp/promote3.log" 2>&1
