@@ -264,7 +264,8 @@ cand_() { # DIR: apt update, then the candidate of the dkms package
 h=$pt_tmp/hosts
 host_ "$h/arm64" arm64 trixie
 c=$(cand_ "$h/arm64")
-rel=$(hapt_ "$h/arm64" apt-cache policy 2> /dev/null | sed -n 's/^ *release \(.*\)/\1/p' | head -n 1)
+# the release line of the repository's index (the first, a=now, is dpkg's status)
+rel=$(hapt_ "$h/arm64" apt-cache policy 2> /dev/null | sed -n 's/^ *release \(.*\)/\1/p' | grep -v -x 'a=now' | head -n 1)
 [ "$c" = "$v1-1" ] && echo "$rel" | grep -q 'o=fuse-backport,.*l=fuse-backport'
 tap_check $? "an arm64 host on trixie (stable): apt update, $name-dkms's candidate ${c:-none} (want $v1-1); apt sees ${rel:-no release}"
 [ "$c" = "$v1-1" ] || pt_log "$h/arm64/update.log"
