@@ -38,7 +38,7 @@ endif
 
 .PHONY: all deps deps-test import import-all modules check-build check-tools check-vm check-debug \
 	check bench bench-ab demo dkms-install checkpatch clean distclean \
-	deps-pkg deb rpm kmod-deb repo not-in-tmp test-progs
+	deps-pkg deb rpm kmod-deb repo repo-promote repo-rollback repo-status not-in-tmp test-progs
 
 all: modules
 
@@ -117,9 +117,17 @@ kmod-deb: import-all
 	SIGN_KEY="$(SIGN_KEY)" SIGN_CERT="$(SIGN_CERT)" sh dev/kmod-deb.sh $(KVER) $(KDIR)
 
 # Signed apt and dnf repositories of build/pkg in build/repo (docs/packaging.md,
-# "Repositories"): REPO_KEY is the operator's GnuPG signing key.
+# "Repositories"): REPO_KEY is the operator's GnuPG signing key. make repo
+# publishes to the apt canary channel; repo-promote gives stable what canary
+# serves, repo-rollback gives stable back its previous snapshot.
 repo:
-	REPO_KEY="$(REPO_KEY)" sh dev/repo.sh
+	REPO_KEY="$(REPO_KEY)" sh dev/repo.sh publish
+repo-promote:
+	REPO_KEY="$(REPO_KEY)" sh dev/repo.sh promote
+repo-rollback:
+	REPO_KEY="$(REPO_KEY)" sh dev/repo.sh rollback
+repo-status:
+	sh dev/repo.sh status
 
 
 checkpatch: import

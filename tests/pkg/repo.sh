@@ -3,6 +3,14 @@
 # Signed repositories (make repo, dev/repo.sh) with a throw-away GnuPG
 # key, and the rollout steps of the README's runbook against them.
 #
+# The apt repository's layout: bookworm and trixie in one repository, each
+# a stable (<codename>) and a canary (<codename>-canary) distribution, every
+# InRelease signed by the key, Origin and Label ours, the arch:all dkms
+# package in the arm64 index; hosts (apt-get and apt-cache with sources,
+# lists, cache and status of their own in the scratch directory, of amd64
+# and arm64) see the newer build on canary first, on stable after make
+# repo-promote, and the older again on stable after make repo-rollback.
+#
 # apt, in a Debian 12 root (a chroot kept in FB_CACHE/bookworm-repo-root,
 # made by debootstrap at the first run: dkms, openssl and the kernel
 # headers of bookworm-backports' linux-headers-amd64, with the kernel image
@@ -151,7 +159,12 @@ build "$pt_tmp/b2" cur
 rc=$((rc + $?))
 v1=$(kernelver="" kernel_source_dir="" bash -c '. "$1/dkms.conf" 2>/dev/null && echo "$PACKAGE_VERSION"' _ "$pt_tmp/b1/src")
 v2=$ver
+# m1: the previous build's module version, from its 6.12 pin (the product
+# version in a revision from before the modules had versions of their own)
 m1=$v1
+if [ -f "$pt_tmp/b1/src/backports/6.12/pin" ]; then
+	m1=$(sed -n 's/^UPSTREAM_VERSION=//p' "$pt_tmp/b1/src/backports/6.12/pin")+fb$(sed -n 's/^FB_RELEASE=//p' "$pt_tmp/b1/src/backports/6.12/pin")
+fi
 m2=$(sed -n 's/^UPSTREAM_VERSION=//p' "$pt_tmp/b2/src/backports/6.12/pin")+fb$(sed -n 's/^FB_RELEASE=//p' "$pt_tmp/b2/src/backports/6.12/pin")
 ls "$pt_tmp"/b1/pkg/*.deb "$pt_tmp"/b2/pkg/*.deb "$pt_tmp"/b1/pkg/*.rpm "$pt_tmp"/b2/pkg/*.rpm > "$pt_tmp/built" 2> /dev/null
 [ $rc = 0 ] && [ "$(grep -c -v dbgsym "$pt_tmp/built")" = 8 ]
@@ -181,16 +194,124 @@ else
 	tap_skip "the prebuilt modules signed centrally" "no headers of $rk on this host (linux-headers-$rk)"
 fi
 
-# --- make repo, twice: the second adds the newer build ------------------------
+# --- make repo, twice, and the channels -------------------------------------------
+# The first build goes to canary and is promoted to stable; the second goes
+# to canary only. Both codenames (bookworm, trixie) in the one repository,
+# each a stable (<codename>) and a canary (<codename>-canary) distribution.
 repo=$pt_tmp/repo
+rk_() { REPO_KEY=$fpr OUT=$repo sh dev/repo.sh "$@"; }
 REPO_KEY=$fpr PKG=$pt_tmp/b1/pkg OUT=$repo sh dev/repo.sh > "$pt_tmp/repo1.log" 2>&1 &&
+	rk_ promote > "$pt_tmp/promote1.log" 2>&1 &&
 	REPO_KEY=$fpr PKG=$pt_tmp/b2/pkg OUT=$repo sh dev/repo.sh > "$pt_tmp/repo2.log" 2>&1
 rc=$?
-tap_check $rc "make repo with $v1's packages, then again with $v2's"
-[ $rc = 0 ] || { pt_log "$pt_tmp/repo1.log"; pt_log "$pt_tmp/repo2.log"; }
+tap_check $rc "make repo with $v1's packages, make repo-promote, then make repo with $v2's"
+[ $rc = 0 ] || { pt_log "$pt_tmp/repo1.log"; pt_log "$pt_tmp/promote1.log"; pt_log "$pt_tmp/repo2.log"; }
+grep -h -e ' serves ' "$pt_tmp/repo1.log" "$pt_tmp/promote1.log" "$pt_tmp/repo2.log" | sed 's/^/# /'
+n=$(grep -c "^Package: $name-dkms$" "$repo/apt/dists/bookworm-canary/main/binary-amd64/Packages" 2> /dev/null)
+[ -f "$repo/apt/dists/bookworm-canary/InRelease" ] && [ "$n" = 2 ]
+tap_check $? "apt: bookworm-canary's InRelease there, both versions of $name-dkms in its Packages ($n)"
+# Every distribution's InRelease verifies with the published key (gpgv:
+# nothing but that key), and says our Origin and Label.
+gpg --batch --export "$fpr" > "$pt_tmp/pub.gpg"
+bad=""
+for d in bookworm trixie bookworm-canary trixie-canary; do
+	r=$repo/apt/dists/$d/InRelease
+	gpgv --keyring "$pt_tmp/pub.gpg" "$r" > /dev/null 2>&1 &&
+		gpgv --keyring "$repo/fuse-backport.gpg" "$r" > /dev/null 2>&1 || bad="$bad $d"
+done
+[ -z "$bad" ]
+tap_check $? "apt: bookworm, trixie, bookworm-canary and trixie-canary served from one repository, each InRelease signed by our key${bad:+ (missing or not signed:$bad)}"
+bad=""
+for d in bookworm trixie bookworm-canary trixie-canary; do
+	grep -q -x 'Origin: fuse-backport' "$repo/apt/dists/$d/Release" 2> /dev/null &&
+		grep -q -x 'Label: fuse-backport' "$repo/apt/dists/$d/Release" || bad="$bad $d"
+done
+ol=$(grep -E '^(Origin|Label):' "$repo/apt/dists/bookworm/Release" 2> /dev/null | tr '\n' ' ')
+[ -z "$bad" ]
+tap_check $? "apt: Origin: fuse-backport and Label: fuse-backport in every Release${bad:+ (not in:$bad; bookworm has: $ol)}"
+bad=""
+for d in bookworm trixie bookworm-canary trixie-canary; do
+	grep -q "^Package: $name-dkms$" "$repo/apt/dists/$d/main/binary-arm64/Packages" 2> /dev/null || bad="$bad $d"
+done
+[ -z "$bad" ]
+tap_check $? "apt: the arch:all $name-dkms in every distribution's arm64 index${bad:+ (not in:$bad)}"
+
+# Hosts, as apt sees them: apt-get and apt-cache with sources, lists,
+# cache, status and preferences of their own in the scratch directory
+# (nothing of this machine's apt is read or written), one codename and
+# channel each, Signed-By the published key.
+host_() { # DIR ARCH DIST: a host of ARCH whose one source is DIST
+	mkdir -p "$1/lists/partial" "$1/cache/archives/partial" "$1/none"
+	: > "$1/status"
+	: > "$1/preferences"
+	echo "$2" > "$1/arch"
+	echo "deb [signed-by=$repo/fuse-backport.gpg] file:$repo/apt $3 main" > "$1/sources.list"
+}
+hapt_() { # DIR apt-get|apt-cache ARGS...
+	hd_=$1 hc_=$2
+	shift 2
+	"$hc_" -q -o Dir::Etc::SourceList="$hd_/sources.list" -o Dir::Etc::SourceParts="$hd_/none" \
+		-o Dir::State::Lists="$hd_/lists" -o Dir::State::Status="$hd_/status" -o Dir::Cache="$hd_/cache" \
+		-o Dir::Etc::Preferences="$hd_/preferences" -o Dir::Etc::PreferencesParts="$hd_/none" \
+		-o APT::Architecture="$(cat "$hd_/arch")" -o APT::Architectures="$(cat "$hd_/arch")" \
+		-o APT::Sandbox::User=root "$@"
+}
+cand_() { # DIR: apt update, then the candidate of the dkms package
+	hapt_ "$1" apt-get update > "$1/update.log" 2>&1 || { echo "update-failed"; return; }
+	grep -q -e '^W:' -e '^E:' "$1/update.log" && { echo "update-warned"; return; }
+	hapt_ "$1" apt-cache policy "$name-dkms" 2> /dev/null | sed -n 's/^ *Candidate: //p'
+}
+h=$pt_tmp/hosts
+host_ "$h/arm64" arm64 trixie
+c=$(cand_ "$h/arm64")
+# the release line of the repository's index (the first, a=now, is dpkg's status)
+rel=$(hapt_ "$h/arm64" apt-cache policy 2> /dev/null | sed -n 's/^ *release \(.*\)/\1/p' | grep -v -x 'a=now' | head -n 1)
+[ "$c" = "$v1-1" ] && echo "$rel" | grep -q 'o=fuse-backport,.*l=fuse-backport'
+tap_check $? "an arm64 host on trixie (stable): apt update, $name-dkms's candidate ${c:-none} (want $v1-1); apt sees ${rel:-no release}"
+[ "$c" = "$v1-1" ] || pt_log "$h/arm64/update.log"
+for cn in bookworm trixie; do
+	host_ "$h/$cn-stable" amd64 "$cn"
+	host_ "$h/$cn-canary" amd64 "$cn-canary"
+done
+chan_() { # WHEN: each channel's candidate on both codenames, one line
+	for x in bookworm-stable trixie-stable bookworm-canary trixie-canary; do
+		printf '%s=%s ' "$x" "$(cand_ "$h/$x")"
+	done
+}
+c=$(chan_)
+[ "$c" = "bookworm-stable=$v1-1 trixie-stable=$v1-1 bookworm-canary=$v2-1 trixie-canary=$v2-1 " ]
+tap_check $? "before promote: stable hosts see $v1-1, canary hosts $v2-1 ($c)"
+rk_ promote > "$pt_tmp/promote2.log" 2>&1
+rc=$?
+c=$(chan_)
+[ $rc = 0 ] && [ "$c" = "bookworm-stable=$v2-1 trixie-stable=$v2-1 bookworm-canary=$v2-1 trixie-canary=$v2-1 " ]
+tap_check $? "make repo-promote: stable hosts see $v2-1 ($c)"
+[ $rc = 0 ] || pt_log "$pt_tmp/promote2.log"
+grep -h -e ' serves ' -e ' back at ' "$pt_tmp/promote2.log" | sed 's/^/# /'
+rk_ rollback > "$pt_tmp/rollback.log" 2>&1
+rc=$?
+c=$(chan_)
 n=$(grep -c "^Package: $name-dkms$" "$repo/apt/dists/bookworm/main/binary-amd64/Packages" 2> /dev/null)
-[ -f "$repo/apt/dists/bookworm/InRelease" ] && [ "$n" = 2 ]
-tap_check $? "apt: InRelease signed, both versions of $name-dkms in Packages ($n)"
+[ $rc = 0 ] && [ "$c" = "bookworm-stable=$v1-1 trixie-stable=$v1-1 bookworm-canary=$v2-1 trixie-canary=$v2-1 " ] &&
+	[ "$n" = 1 ] && gpgv --keyring "$repo/fuse-backport.gpg" "$repo/apt/dists/bookworm/InRelease" > /dev/null 2>&1
+tap_check $? "make repo-rollback: stable back at the previous snapshot, its hosts see $v1-1 (stable's Packages: $n version), canary keeps $v2-1, InRelease signed ($c)"
+[ $rc = 0 ] || pt_log "$pt_tmp/rollback.log"
+grep -h -e ' serves ' -e ' back at ' "$pt_tmp/rollback.log" | sed 's/^/# /'
+rk_ status > "$pt_tmp/status.log" 2>&1
+l=$(grep "^repo: apt: trixie-canary: fb-2 (" "$pt_tmp/status.log")
+grep -q "^repo: apt: bookworm: fb-1 (fuse-backport-dkms $v1-1)$" "$pt_tmp/status.log" &&
+	echo "$l" | grep -q " $v2-1[ )]" && echo "$l" | grep -q " $v1-1[ )]"
+tap_check $? "make repo-status after the rollback: stable serves fb-1 ($v1-1), canary fb-2 ($v2-1 and $v1-1)"
+sed 's/^/# /' "$pt_tmp/status.log"
+# Stable serves the newer build again for the runbook's steps below (both
+# versions are in that snapshot: the local repository keeps every one).
+rk_ promote > "$pt_tmp/promote3.log" 2>&1
+rc=$?
+n=$(grep -c "^Package: $name-dkms$" "$repo/apt/dists/bookworm/main/binary-amd64/Packages" 2> /dev/null)
+[ $rc = 0 ] && [ "$n" = 2 ]
+tap_check $? "make repo-promote again: stable (bookworm) serves both versions of $name-dkms ($n)"
+[ $rc = 0 ] || pt_log "$pt_tmp/promote3.log"
+grep -h -e ' serves ' -e ' back at ' "$pt_tmp/promote3.log" | sed 's/^/# /'
 gpg --batch --verify "$repo/rpm/repodata/repomd.xml.asc" "$repo/rpm/repodata/repomd.xml" > /dev/null 2>&1 &&
 	rpm -qp --qf '%{SIGPGP:pgpsig}%{RSAHEADER:pgpsig}\n' "$repo"/rpm/$name-dkms-*.rpm 2> /dev/null | grep -q -i "${fpr#????????????????????????}"
 tap_check $? "rpm: repomd.xml.asc verifies, the packages carry our key's signature"
