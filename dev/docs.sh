@@ -209,7 +209,7 @@ times_block() {
 		echo
 		echo "From [\`$tr/\`](../$tr/) ([summary.txt](../$tr/summary.txt),"
 		echo "[meta.txt](../$tr/meta.txt): commit $(meta "$top/$tr" commit | cut -c1-12), $(meta "$top/$tr" nproc) CPUs,"
-		echo "host kernel $(meta "$top/$tr" 'host kernel'), started $(meta "$top/$tr" date))."
+		echo "host kernel $(meta "$top/$tr" 'host kernel'), recorded $(meta "$top/$tr" date), at the end of the run)."
 	fi
 	echo '<!-- END generated: times -->'
 }
