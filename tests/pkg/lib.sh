@@ -153,6 +153,33 @@ pt_build_prev() {
 	[ -n "$pt_prev_deb" ]
 }
 
+# pt_root_umount ROOT: lazily unmounts what a chroot section mounted in ROOT
+# (dev/pts, dev, proc, sys).
+pt_root_umount() {
+	for pt_m in dev/pts dev proc sys; do
+		mountpoint -q "$1/$pt_m" 2> /dev/null && umount -l "$1/$pt_m"
+	done
+}
+
+# pt_deb [DEB]: sets deb to DEB, or, without one, to the fuse-backport-dkms
+# .deb of this tree's version (pt_version) that make deb (dev/pkg-deb.sh)
+# builds now into $pt_tmp/out; when there is none, a failed test and the
+# end of the section.
+pt_deb() {
+	deb=${1:-}
+	if [ -z "$deb" ]; then
+		OUT=$pt_tmp/out LINTIAN=0 sh dev/pkg-deb.sh > "$pt_tmp/build.log" 2>&1 || pt_log "$pt_tmp/build.log" 15
+		for pt_f in "$pt_tmp/out/fuse-backport-dkms_$(pt_version)"-*_all.deb; do
+			[ -f "$pt_f" ] && deb=$pt_f
+		done
+	fi
+	if [ ! -f "$deb" ]; then
+		tap_check 1 "a fuse-backport-dkms .deb to test"
+		tap_done
+		exit
+	fi
+}
+
 pt_log() {
 	tail -n "${2:-8}" "$1" 2> /dev/null | sed 's/^/#   /'
 }

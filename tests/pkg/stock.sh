@@ -59,26 +59,13 @@ pt_cleanup() {
 		[ -z "${root_dkms:-}" ] || [ "$(in_root dpkg-query -W -f '${Version}' dkms 2> /dev/null)" = "$root_dkms" ] ||
 			in_root apt-get install -y -q --allow-downgrades "dkms=$root_dkms" > /dev/null 2>&1
 	fi
-	for m in dev/pts dev proc sys; do
-		mountpoint -q "$root/$m" 2> /dev/null && umount -l "$root/$m"
-	done
+	pt_root_umount "$root"
 }
 
 pt_init "the kernel's own FUSE modules under dkms" debootstrap chroot dpkg-buildpackage xz
 ver=$(pt_version)
 
-deb=${1:-}
-if [ -z "$deb" ]; then
-	OUT=$pt_tmp/out LINTIAN=0 sh dev/pkg-deb.sh > "$pt_tmp/build.log" 2>&1 || pt_log "$pt_tmp/build.log" 15
-	for f in "$pt_tmp/out/${pkg}_$ver"-*_all.deb; do
-		[ -f "$f" ] && deb=$f
-	done
-fi
-if [ ! -f "$deb" ]; then
-	tap_check 1 "a $pkg .deb to test"
-	tap_done
-	exit
-fi
+pt_deb "${1:-}"
 tap_diag "testing $deb"
 
 # The root: a copy of the build matrix's trixie root with dkms and openssl

@@ -33,26 +33,13 @@ root=${FB_CACHE:-/var/cache/fuse-backport}/trixie-root
 want_kernels=${FB_TRIXIE_KERNELS:-6.12.117+deb13-amd64 7.2.12+deb13-amd64 7.3.4+deb13-amd64}
 
 pt_cleanup() {
-	for m in dev/pts dev proc sys; do
-		mountpoint -q "$root/$m" 2> /dev/null && umount -l "$root/$m"
-	done
+	pt_root_umount "$root"
 }
 
 pt_init "$pkg on Debian 13" debootstrap chroot dpkg-buildpackage
 ver=$(pt_version)
 
-deb=${1:-}
-if [ -z "$deb" ]; then
-	OUT=$pt_tmp/out LINTIAN=0 sh dev/pkg-deb.sh > "$pt_tmp/build.log" 2>&1 || pt_log "$pt_tmp/build.log" 15
-	for f in "$pt_tmp/out/${pkg}_$ver"-*_all.deb; do
-		[ -f "$f" ] && deb=$f
-	done
-fi
-if [ ! -f "$deb" ]; then
-	tap_check 1 "a $pkg .deb to test"
-	tap_done
-	exit
-fi
+pt_deb "${1:-}"
 
 in_root() {
 	chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive "$@"
