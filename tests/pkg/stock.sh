@@ -27,6 +27,13 @@
 # installs a newer image package (other bytes in the three files) while ours
 # is installed: after apt purge the three are the newer package's, not the
 # older ones dkms had archived.
+# The initramfs under dracut (tests/pkg/stock/dracut.sh; issue 29, item 6):
+# the root uses Debian's dracut (no initramfs-tools, so no
+# update-initramfs), configured to put fuse in every image; in the first
+# round, an image of the fake kernel made before ours holds the kernel's
+# own kernel/fs/fuse/fuse.ko, after apt install ours (updates/dkms/fuse.ko)
+# and after apt purge the kernel's own again, each read with lsinitrd, each
+# change said in exactly one line by the package (scripts/initramfs.sh).
 #
 # usage: tests/pkg/stock.sh [DEB]   (default: make deb into a scratch directory)
 #   The red run: DEB built from a tree before the fix (results/red-runs/).
@@ -38,6 +45,8 @@ tap_suite="pkg-stock"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/pkg/lib.sh
 . "$top/tests/pkg/lib.sh"
+# shellcheck source=tests/pkg/stock/dracut.sh
+. "$top/tests/pkg/stock/dracut.sh"
 
 pkg=fuse-backport-dkms
 root=${FB_CACHE:-/var/cache/fuse-backport}/stock-root
@@ -54,6 +63,7 @@ pt_cleanup() {
 			in_root dpkg --purge --force-all "$p" > /dev/null 2>&1
 		done
 		rm -rf "$root/var/lib/dkms/$name" "$root/lib/modules/$kver"
+		dr_cleanup
 		# the root's own dkms again, when a round installed another
 		# shellcheck disable=SC2016 # a dpkg-query format
 		[ -z "${root_dkms:-}" ] || [ "$(in_root dpkg-query -W -f '${Version}' dkms 2> /dev/null)" = "$root_dkms" ] ||
@@ -133,6 +143,10 @@ sed -i 's/^Version: 1$/Version: 2/' "$pt_tmp/fake2/image/DEBIAN/control"
 (cd "$pt_tmp/fake2/image" && find lib -type f -exec md5sum {} +) > "$pt_tmp/fake2/image/DEBIAN/md5sums"
 dpkg-deb --root-owner-group -Znone --build "$pt_tmp/fake2/image" "$root/tmp/linux-image-$kver-2.deb" > /dev/null
 
+# dracut in the root, and an image of the fake kernel with the kernel's own
+# fuse.ko (tests/pkg/stock/dracut.sh)
+dr_setup
+
 sums() { # the sha256 of the kernel's own three, "name sum" each
 	for m in $mods; do
 		if [ -f "$root$stockdir/$m.ko.xz" ]; then
@@ -192,6 +206,8 @@ round() {
 	[ "$r" = "$want" ]
 	tap_check $? "dkms $dv: installed, modprobe's lookup (modinfo -k $kver -n) gives ours for fuse, cuse, virtiofs"
 	[ "$r" = "$want" ] || echo "$r" | sed 's/^/#   /'
+	# the first round: the initramfs under dracut (tests/pkg/stock/dracut.sh)
+	dr_installed "$pt_tmp/install.log"
 	if [ "${1:-}" = newer ]; then
 		in_root apt-get install -y -q "/tmp/linux-image-$kver-2.deb" > "$pt_tmp/image2.log" 2>&1
 		rc=$?
@@ -221,6 +237,7 @@ round() {
 	[ "$r" = "$want" ] && [ ! -d "$root/var/lib/dkms/$name" ]
 	tap_check $? "dkms $dv: removed, modprobe's lookup gives the kernel's own again, no DKMS tree of ours"
 	[ "$r" = "$want" ] || echo "$r" | sed 's/^/#   /'
+	dr_removed "$pt_tmp/remove.log"
 	rm -f "$root/tmp/$(basename "$deb")"
 	[ "${1:-}" != newer ] || in_root apt-get install -y -q --allow-downgrades "/tmp/linux-image-$kver.deb" > /dev/null 2>&1
 }
