@@ -11,7 +11,9 @@
 # /usr/share/fuse-backport-modules-KVER/signer.der, and its postinst asks
 # scripts/secureboot.sh whether Secure Boot lets them load (mokutil
 # --test-key on that certificate): one line when it does not; the package
-# is configured all the same.
+# is configured all the same. Its postinst and postrm (on remove) then make
+# the kernel's initramfs again where it holds another fuse.ko than modprobe
+# loads now (scripts/initramfs.sh), as fuse-backport-dkms does.
 #
 # usage: dev/kmod-deb.sh KVER [KDIR]       (make kmod-deb KVER=...)
 # environment: SIGN_KEY, SIGN_CERT  the signing key (PEM or pkcs11: URI) and
@@ -31,10 +33,10 @@
 # depends on: what one host needs once, whatever its kernels, from the
 # files the DKMS package installs too (scripts/, not copies): modprobe's
 # fallback to the kernel's own fuse, cuse and virtiofs where ours cannot
-# load (scripts/fuse-backport.modprobe.conf, scripts/modprobe-stock.sh) and
-# scripts/secureboot.sh. One package, so that the modules packages of two
-# kernels install side by side; it conflicts with fuse-backport-dkms, which
-# ships the same fallback.
+# load (scripts/fuse-backport.modprobe.conf, scripts/modprobe-stock.sh),
+# scripts/secureboot.sh and scripts/initramfs.sh. One package, so that the
+# modules packages of two kernels install side by side; it conflicts with
+# fuse-backport-dkms, which ships the same fallback.
 # Exit status 3: this kernel is not served (scripts/build.sh said why).
 set -eu
 
@@ -178,12 +180,18 @@ else
 	what=$modules
 	instead="the kernel's built-in FUSE then serves alone"
 fi
+# The initramfs (issue 29, item 6): after depmod, in postinst and postrm, an
+# image of this kernel whose fuse.ko is not the one modprobe loads now is
+# made again (scripts/initramfs.sh, of fuse-backport-modules-common), as
+# fuse-backport-dkms does; one line each. The postrm runs it only while the
+# common package is still there (it is removed after this one).
 cat > "$root/DEBIAN/postinst" << EOF
 #!/bin/sh
 set -e
 if [ "\$1" = configure ]; then
 	if [ -d /lib/modules/$kver/kernel ]; then
 		depmod -a $kver
+		sh /usr/libexec/fuse-backport/initramfs $name $kver || true
 	fi
 EOF
 [ -z "$signer" ] || cat >> "$root/DEBIAN/postinst" << EOF
@@ -199,7 +207,14 @@ echo 'fi' >> "$root/DEBIAN/postinst"
 cat > "$root/DEBIAN/postrm" << EOF
 #!/bin/sh
 set -e
-if [ "\$1" = remove ] || [ "\$1" = purge ]; then
+if [ "\$1" = remove ]; then
+	if [ -d /lib/modules/$kver/kernel ]; then
+		depmod -a $kver
+		if [ -f /usr/libexec/fuse-backport/initramfs ]; then
+			sh /usr/libexec/fuse-backport/initramfs $name $kver || true
+		fi
+	fi
+elif [ "\$1" = purge ]; then
 	if [ -d /lib/modules/$kver/kernel ]; then
 		depmod -a $kver
 	fi
@@ -227,6 +242,7 @@ mkdir -p "$croot/DEBIAN" "$croot/usr/share/doc/$cname" "$croot/usr/share/lintian
 install -D -m 644 "$top/scripts/fuse-backport.modprobe.conf" "$croot/usr/lib/modprobe.d/fuse-backport.conf"
 install -D -m 755 "$top/scripts/modprobe-stock.sh" "$croot/usr/libexec/fuse-backport/modprobe-stock"
 install -D -m 755 "$top/scripts/secureboot.sh" "$croot/usr/libexec/fuse-backport/secureboot"
+install -D -m 755 "$top/scripts/initramfs.sh" "$croot/usr/libexec/fuse-backport/initramfs"
 cp "$top/debian/copyright" "$croot/usr/share/doc/$cname/copyright"
 {
 	echo "$cname ($ver-$rev) unstable; urgency=medium"
@@ -254,8 +270,10 @@ echo "$cname: initial-upload-closes-no-bugs" > "$croot/usr/share/lintian/overrid
 		"whatever its kernels: where our fuse, cuse or virtiofs cannot load (a" \
 		"signature the kernel rejects: Secure Boot, lockdown, module.sig_enforce)," \
 		"modprobe loads the kernel's own module instead and says so in the kernel log" \
-		"(/usr/lib/modprobe.d/fuse-backport.conf); and the Secure Boot check their" \
-		"postinst runs (mokutil --test-key on the certificate that signed them)." |
+		"(/usr/lib/modprobe.d/fuse-backport.conf); the Secure Boot check their" \
+		"postinst runs (mokutil --test-key on the certificate that signed them);" \
+		"and the initramfs check their postinst and postrm run (an image holding" \
+		"another fuse.ko than modprobe loads is made again)." |
 		fold -s -w 78 | sed -e 's/ *$//' -e 's/^/ /'
 } > "$croot/DEBIAN/control"
 (cd "$croot" && find . -path ./DEBIAN -prune -o -type f -print | sed 's|^\./||' | LC_ALL=C sort |

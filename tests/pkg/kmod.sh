@@ -22,6 +22,12 @@
 # off; every module of the drop-in flavor has the fallback to the kernel's
 # own. Not shown: a real firmware, the module refused at load time (the
 # fallback's loading is pkg-fallback's, with the DKMS package).
+# The initramfs (issue 29, item 6; tests/pkg/kmod/initramfs.sh): on a fake
+# drop-in kernel whose image and headers are packages, an initramfs made
+# with fuse3's hook holds the kernel's own fuse.ko; after apt install of the
+# drop-in kmod package for it, ours (lsinitramfs), one line of its postinst
+# saying so; after apt purge, the kernel's own again, one line of its
+# postrm.
 #
 # usage: tests/pkg/kmod.sh [KVER]      (default 6.12.95+deb12-amd64)
 tap_suite="pkg-kmod"
@@ -33,8 +39,11 @@ kver=${1:-6.12.95+deb12-amd64}
 pkg=fuse-backport-modules-$kver
 
 common=fuse-backport-modules-common
+# shellcheck source=tests/pkg/kmod/initramfs.sh
+. "$top/tests/pkg/kmod/initramfs.sh"
 
 pt_cleanup() {
+	ir_cleanup
 	for p in "$pkg" "$common"; do
 		if [ "$(pt_deb_state "$p")" != not-installed ]; then
 			DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "$p" > /dev/null 2>&1 ||
@@ -123,12 +132,14 @@ if [ -f "$cdeb" ]; then
 	cmp -s scripts/fuse-backport.modprobe.conf "$pt_tmp/c/usr/lib/modprobe.d/fuse-backport.conf" &&
 		cmp -s scripts/modprobe-stock.sh "$pt_tmp/c/usr/libexec/fuse-backport/modprobe-stock" &&
 		cmp -s scripts/secureboot.sh "$pt_tmp/c/usr/libexec/fuse-backport/secureboot" &&
+		cmp -s scripts/initramfs.sh "$pt_tmp/c/usr/libexec/fuse-backport/initramfs" &&
 		[ -x "$pt_tmp/c/usr/libexec/fuse-backport/modprobe-stock" ] && [ -x "$pt_tmp/c/usr/libexec/fuse-backport/secureboot" ] &&
+		[ -x "$pt_tmp/c/usr/libexec/fuse-backport/initramfs" ] &&
 		dpkg-deb -f "$deb" Depends | grep -q "$common (>= $ver-1)" &&
 		{ ! command -v lintian > /dev/null || lintian --fail-on error,warning "$cdeb" > "$pt_tmp/lintian-common.log" 2>&1; }
 	rc=$?
 fi
-tap_check $rc "$common: modprobe's fallback (fuse, cuse, virtiofs) and secureboot, the files of scripts/ the DKMS package installs; lintian clean; $pkg depends on it"
+tap_check $rc "$common: modprobe's fallback (fuse, cuse, virtiofs), secureboot and initramfs, the files of scripts/ the DKMS package installs; lintian clean; $pkg depends on it"
 [ $rc = 0 ] || pt_log "$pt_tmp/lintian-common.log"
 
 # The flavour's meta package, and the same bytes again from the same inputs.
@@ -325,6 +336,10 @@ if [ -n "$k61" ]; then
 else
 	tap_skip "drop-in kmod .deb" "no 6.1 headers here"
 fi
+
+# The initramfs of a drop-in kernel under the kmod package
+# (tests/pkg/kmod/initramfs.sh).
+ir_run
 
 # A kernel we do not serve: fake headers of 7.4 (outside every base), in the scratch directory only.
 mkdir -p "$pt_tmp/h7/include"
