@@ -40,7 +40,7 @@ ir_cleanup() {
 		fi
 	done
 	rm -rf "/lib/modules/$fkv" "/usr/src/linux-headers-$fkv" "/var/lib/initramfs-tools/$fkv"
-	rm -f "$fimg" "$fimg.bak" "$fimg.dpkg-bak" "$fimg.new"
+	rm -f "$fimg" "$fimg.bak" "$fimg.dpkg-bak" "$fimg.new" "/boot/config-$fkv"
 }
 
 ir_run() {
@@ -71,6 +71,10 @@ ir_run() {
 	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 install -y -q \
 		"$pt_tmp/fk/linux-image-$fkv.deb" "$pt_tmp/fk/linux-headers-$fkv.deb" > "$pt_tmp/fk-install.log" 2>&1
 	rc=$?
+	# mkinitramfs reads the kernel's /boot/config-KVER (which compressions
+	# it can unpack), which a Debian image package ships and the fake one
+	# does not: the headers' .config, as a real host has it.
+	cp "/usr/src/linux-headers-$src61/.config" "/boot/config-$fkv"
 	mkinitramfs -o "$fimg" "$fkv" > "$pt_tmp/mkinitramfs.log" 2>&1
 	rc2=$?
 	have=$(ir_fuse)
