@@ -263,8 +263,11 @@ pt_fake_headers_deb() {
 	[ -n "$pt_fake_real" ] || return 1
 	common=$(dpkg-query --admindir="$froot/var/lib/dpkg" -S "/usr/src/linux-headers-$pt_fake_real" 2> /dev/null |
 		sed -n 's/:.*//p' | head -n 1)
-	common=$(dpkg-query --admindir="$froot/var/lib/dpkg" -W -f '${Depends}' "$common" 2> /dev/null | tr ',' '\n' |
-		sed -n 's/^ *\(linux-headers-[^ ]*-common\).*/\1/p' | head -n 1)
+	hdeps=$(dpkg-query --admindir="$froot/var/lib/dpkg" -W -f '${Depends}' "$common" 2> /dev/null | tr ',' '\n')
+	common=$(echo "$hdeps" | sed -n 's/^ *\(linux-headers-[^ ]*-common\).*/\1/p' | head -n 1)
+	# kbuild's programs (fixdep, modpost): the real headers depend on them,
+	# a fresh root has them only through that dependency
+	kbuild=$(echo "$hdeps" | sed -n 's/^ *\(linux-kbuild-[^ ]*\).*/\1/p' | head -n 1)
 	r=$2/root
 	rm -rf "$r"
 	mkdir -p "$r/DEBIAN" "$r/usr/src" "$r/lib/modules/$1"
@@ -292,7 +295,7 @@ pt_fake_headers_deb() {
 	esac
 	ln -s "/usr/src/linux-headers-$1" "$r/lib/modules/$1/build"
 	# the package's control file and postinst: tests/pkg/fixtures/fake-headers-deb
-	sed -e "s|@KVER@|$1|g" -e "s|@DEPENDS@|${common:-linux-headers-$pt_fake_real}|" \
+	sed -e "s|@KVER@|$1|g" -e "s|@DEPENDS@|${common:-linux-headers-$pt_fake_real}${kbuild:+, $kbuild}|" \
 		-e "s|@DESC@|$fdesc|" -e "s|@REAL@|$pt_fake_real|" \
 		"$top/tests/pkg/fixtures/fake-headers-deb/control.in" > "$r/DEBIAN/control"
 	sed "s|@KVER@|$1|g" "$top/tests/pkg/fixtures/fake-headers-deb/postinst.in" > "$r/DEBIAN/postinst"
