@@ -261,13 +261,13 @@ pt_fake_headers_deb() {
 		[ -f "$d/.config" ] && pt_fake_real=${d#"$froot"/usr/src/linux-headers-}
 	done
 	[ -n "$pt_fake_real" ] || return 1
-	common=$(dpkg-query --admindir="$froot/var/lib/dpkg" -S "/usr/src/linux-headers-$pt_fake_real" 2> /dev/null |
+	pt_common=$(dpkg-query --admindir="$froot/var/lib/dpkg" -S "/usr/src/linux-headers-$pt_fake_real" 2> /dev/null |
 		sed -n 's/:.*//p' | head -n 1)
-	hdeps=$(dpkg-query --admindir="$froot/var/lib/dpkg" -W -f '${Depends}' "$common" 2> /dev/null | tr ',' '\n')
-	common=$(echo "$hdeps" | sed -n 's/^ *\(linux-headers-[^ ]*-common\).*/\1/p' | head -n 1)
+	pt_hdeps=$(dpkg-query --admindir="$froot/var/lib/dpkg" -W -f '${Depends}' "$pt_common" 2> /dev/null | tr ',' '\n')
+	pt_common=$(echo "$pt_hdeps" | sed -n 's/^ *\(linux-headers-[^ ]*-common\).*/\1/p' | head -n 1)
 	# kbuild's programs (fixdep, modpost): the real headers depend on them,
 	# a fresh root has them only through that dependency
-	kbuild=$(echo "$hdeps" | sed -n 's/^ *\(linux-kbuild-[^ ]*\).*/\1/p' | head -n 1)
+	pt_kbuild=$(echo "$pt_hdeps" | sed -n 's/^ *\(linux-kbuild-[^ ]*\).*/\1/p' | head -n 1)
 	r=$2/root
 	rm -rf "$r"
 	mkdir -p "$r/DEBIAN" "$r/usr/src" "$r/lib/modules/$1"
@@ -295,7 +295,7 @@ pt_fake_headers_deb() {
 	esac
 	ln -s "/usr/src/linux-headers-$1" "$r/lib/modules/$1/build"
 	# the package's control file and postinst: tests/pkg/fixtures/fake-headers-deb
-	sed -e "s|@KVER@|$1|g" -e "s|@DEPENDS@|${common:-linux-headers-$pt_fake_real}${kbuild:+, $kbuild}|" \
+	sed -e "s|@KVER@|$1|g" -e "s|@DEPENDS@|${pt_common:-linux-headers-$pt_fake_real}${pt_kbuild:+, $pt_kbuild}|" \
 		-e "s|@DESC@|$fdesc|" -e "s|@REAL@|$pt_fake_real|" \
 		"$top/tests/pkg/fixtures/fake-headers-deb/control.in" > "$r/DEBIAN/control"
 	sed "s|@KVER@|$1|g" "$top/tests/pkg/fixtures/fake-headers-deb/postinst.in" > "$r/DEBIAN/postinst"
