@@ -28,11 +28,15 @@ image_of() {
 	return 1
 }
 
-# fuse_ko KVER: of the paths on stdin, the first fuse.ko under
-# lib/modules/KVER/, as a path under it (kernel/fs/fuse or updates/dkms),
-# without a compression suffix; nothing: none
+# fuse_ko KVER: of the paths on stdin, the fuse.ko under lib/modules/KVER/
+# that modprobe loads, as a path under it (kernel/fs/fuse or updates/dkms),
+# without a compression suffix; nothing: none. An image may hold both (a
+# non-hostonly dracut image, mkinitramfs with MODULES=most): depmod's
+# search order puts updates/ first, so one there wins, else the first.
 fuse_ko() {
-	sed -n "s|^.*lib/modules/$1/\(.*/fuse\.ko\)\(\.[a-z0-9]*\)\{0,1\}\$|\1|p" | head -n 1
+	sed -n "s|^.*lib/modules/$1/\(.*/fuse\.ko\)\(\.[a-z0-9]*\)\{0,1\}\$|\1|p" |
+		awk 'NR == 1 { first = $0 } /^updates\// { print; found = 1; exit }
+			END { if (!found && first != "") print first }'
 }
 
 # the fuse.ko in IMG for KVER; empty: none

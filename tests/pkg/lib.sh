@@ -180,6 +180,12 @@ pt_deb() {
 	fi
 }
 
+# pt_crlf LOG: LOG without the CR that apt puts before the newline of
+# the lines a package's scripts print (a test compares whole lines)
+pt_crlf() {
+	tr -d '\r' < "$1" > "$1.lf" && mv "$1.lf" "$1"
+}
+
 pt_log() {
 	tail -n "${2:-8}" "$1" 2> /dev/null | sed 's/^/#   /'
 }

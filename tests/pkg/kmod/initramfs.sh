@@ -14,8 +14,9 @@
 # apt. Its initramfs is made with mkinitramfs as a kernel's install makes
 # it, fuse3's hook putting fuse.ko in; each check lists it with lsinitramfs:
 # before: the kernel's own kernel/fs/fuse/fuse.ko; after apt install of
-# make kmod-deb's packages for it: ours, updates/fuse-backport/fuse.ko, and
-# exactly one line of the postinst said so; after apt purge: the kernel's
+# make kmod-deb's packages for it: the image holds ours,
+# updates/fuse-backport/fuse.ko, and its own modules.dep loads it (an image
+# may hold the kernel's own too), and exactly one line of the postinst said so; after apt purge: the kernel's
 # own again, one line of the postrm.
 
 fkv=6.1.0-996-fbkmod-amd64
@@ -28,6 +29,17 @@ ir_fuse() {
 	lsinitramfs "$fimg" 2> /dev/null |
 		sed -n "s|^.*lib/modules/$fkv/\(.*/fuse\.ko\)\(\.[a-z0-9]*\)\{0,1\}\$|\1|p" | sort | tr '\n' ' ' |
 		sed 's/ $//'
+}
+
+# ir_dep: the fuse.ko that $fimg's own modules.dep names (what modprobe in
+# the image loads: depmod keeps one file a module, updates/ first), as a
+# path under lib/modules/KVER/ without a compression suffix; empty: none
+ir_dep() {
+	rm -rf "$pt_tmp/irx"
+	unmkinitramfs "$fimg" "$pt_tmp/irx" 2> /dev/null || return 0
+	dep=$(find "$pt_tmp/irx" -path "*/lib/modules/$fkv/modules.dep" | head -n 1)
+	[ -n "$dep" ] || return 0
+	sed -n 's|^\([^:]*/fuse\.ko\)\(\.[a-z0-9]*\)\{0,1\}:.*|\1|p' "$dep" | head -n 1
 }
 
 # ir_cleanup: every package and file of the fake kernel (kmod.sh's
@@ -99,14 +111,23 @@ ir_run() {
 		apt-get -o "DPkg::Path=$pt_tmp/bin:/usr/sbin:/usr/bin:/sbin:/bin" -o DPkg::Lock::Timeout=1200 \
 		install -y -q "$fcdeb" "$fdeb" > "$pt_tmp/fk-kmod.log" 2>&1
 	rc=$?
+	# apt ends the lines of a package's scripts with CR LF here
+	pt_crlf "$pt_tmp/fk-kmod.log"
 	have=$(ir_fuse)
 	want="$fpkg: the initramfs of $fkv held kernel/fs/fuse/fuse.ko; made again with ours (updates/fuse-backport/fuse.ko)"
 	n=$(grep -c -F "the initramfs of " "$pt_tmp/fk-kmod.log")
-	[ $rc = 0 ] && [ "$have" = updates/fuse-backport/fuse.ko ] && [ "$n" = 1 ] && grep -qxF "$want" "$pt_tmp/fk-kmod.log"
-	tap_check $? "$fkv: apt install $fpkg exits 0; lsinitramfs lists our fuse.ko alone in $fimg (${have:-none}); one line said so ($n lines)"
+	dep=$(ir_dep)
+	case " $have " in
+	*" updates/fuse-backport/fuse.ko "*)
+		[ $rc = 0 ] && [ "$dep" = updates/fuse-backport/fuse.ko ] && [ "$n" = 1 ] &&
+			grep -qxF "$want" "$pt_tmp/fk-kmod.log"
+		;;
+	*) false ;;
+	esac
+	tap_check $? "$fkv: apt install $fpkg exits 0; $fimg holds our fuse.ko (lsinitramfs: ${have:-none}) and its modules.dep loads ours (${dep:-none}); one line said so ($n lines)"
 	[ $rc = 0 ] || pt_log "$pt_tmp/fk-kmod.log"
 	grep -F "the initramfs of " "$pt_tmp/fk-kmod.log" | head -n 4 | sed 's/^/#   /'
-	if [ "$have" != updates/fuse-backport/fuse.ko ]; then
+	if [ "$dep" != updates/fuse-backport/fuse.ko ]; then
 		# For the removal's check: an image made while ours is installed.
 		update-initramfs -u -k "$fkv" > "$pt_tmp/fk-update.log" 2>&1
 		tap_diag "$fimg made again by the test, with ours installed, for the removal's check ($(ir_fuse))"
@@ -115,11 +136,15 @@ ir_run() {
 	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 purge -y -q "$fpkg" "$common" \
 		> "$pt_tmp/fk-purge.log" 2>&1
 	rc=$?
+	# apt ends the lines of a package's scripts with CR LF here
+	pt_crlf "$pt_tmp/fk-purge.log"
 	have=$(ir_fuse)
 	want="$fpkg: the initramfs of $fkv held updates/fuse-backport/fuse.ko; made again with the kernel's own (kernel/fs/fuse/fuse.ko)"
 	n=$(grep -c -F "the initramfs of " "$pt_tmp/fk-purge.log")
-	[ $rc = 0 ] && [ "$have" = kernel/fs/fuse/fuse.ko ] && [ "$n" = 1 ] && grep -qxF "$want" "$pt_tmp/fk-purge.log"
-	tap_check $? "$fkv: apt purge $fpkg $common exits 0; lsinitramfs lists the kernel's own fuse.ko alone in $fimg again (${have:-none}); one line said so ($n lines)"
+	dep=$(ir_dep)
+	[ $rc = 0 ] && [ "$have" = kernel/fs/fuse/fuse.ko ] && [ "$dep" = kernel/fs/fuse/fuse.ko ] && [ "$n" = 1 ] &&
+		grep -qxF "$want" "$pt_tmp/fk-purge.log"
+	tap_check $? "$fkv: apt purge $fpkg $common exits 0; lsinitramfs lists the kernel's own fuse.ko alone in $fimg again (${have:-none}; modules.dep: ${dep:-none}); one line said so ($n lines)"
 	[ $rc = 0 ] || pt_log "$pt_tmp/fk-purge.log"
 	grep -F "the initramfs of " "$pt_tmp/fk-purge.log" | head -n 4 | sed 's/^/#   /'
 	ir_cleanup

@@ -23,8 +23,10 @@
 # made). Each check lists the image with lsinitrd, not the script's words:
 #   dr_setup          dracut in the root, no update-initramfs; the image
 #                     made before ours holds the kernel's own fuse.ko
-#   dr_installed LOG  after apt install: the image holds ours, and LOG has
-#                     exactly one line about it, the one saying so
+#   dr_installed LOG  after apt install: the image holds ours and its own
+#                     modules.dep loads ours (a non-hostonly image holds the
+#                     kernel's own too), and LOG has exactly one line about
+#                     it, the one saying so
 #   dr_removed LOG    after apt purge: the image holds the kernel's own
 #                     again, and LOG has exactly one line about it
 # dr_img is the image while the checks go on, empty before and after (the
@@ -40,6 +42,17 @@ dr_fuse() {
 	in_root lsinitrd "$dr_img" 2> "$pt_tmp/lsinitrd.err" | awk '{ print $NF }' |
 		sed -n "s|^.*lib/modules/$kver/\(.*/fuse\.ko\)\(\.[a-z0-9]*\)\{0,1\}\$|\1|p" | sort | tr '\n' ' ' |
 		sed 's/ $//'
+}
+
+# dr_dep: the fuse.ko the image's own modules.dep names (what modprobe in
+# the image loads: depmod keeps one file a module, updates/ first), as a
+# path under lib/modules/KVER/ without a compression suffix; empty: none
+dr_dep() {
+	dep=$(in_root lsinitrd "$dr_img" 2> /dev/null | awk '{ print $NF }' |
+		grep -m 1 "lib/modules/$kver/modules\.dep\$")
+	[ -n "$dep" ] || return 0
+	in_root lsinitrd -f "$dep" "$dr_img" 2> /dev/null |
+		sed -n 's|^\([^:]*/fuse\.ko\)\(\.[a-z0-9]*\)\{0,1\}:.*|\1|p' | head -n 1
 }
 
 # dr_lines LOG: the lines of LOG about an initramfs of ours (stdout and
@@ -90,13 +103,18 @@ dr_setup() {
 
 dr_installed() {
 	[ -n "$dr_img" ] || return 0
+	pt_crlf "$1"
 	have=$(dr_fuse)
 	want="fuse-backport-dkms: the initramfs of $kver held kernel/fs/fuse/fuse.ko; made again with ours (updates/dkms/fuse.ko)"
 	n=$(dr_lines "$1" | wc -l)
-	[ "$have" = updates/dkms/fuse.ko ] && [ "$n" = 1 ] && grep -qxF "$want" "$1"
-	tap_check $? "dracut: after apt install, lsinitrd lists our fuse.ko alone in $dr_img (${have:-none}); one line said so ($n lines)"
+	dep=$(dr_dep)
+	case " $have " in
+	*" updates/dkms/fuse.ko "*) [ "$dep" = updates/dkms/fuse.ko ] && [ "$n" = 1 ] && grep -qxF "$want" "$1" ;;
+	*) false ;;
+	esac
+	tap_check $? "dracut: after apt install, $dr_img holds our fuse.ko (lsinitrd: ${have:-none}) and its modules.dep loads ours (${dep:-none}); one line said so ($n lines)"
 	dr_lines "$1" | head -n 4 | sed 's/^/#   /'
-	if [ "$have" != updates/dkms/fuse.ko ]; then
+	if [ "$dep" != updates/dkms/fuse.ko ]; then
 		# For the removal's check: an image made while ours is installed,
 		# as a host has whose image was made again by hand or by a kernel
 		# hook since.
@@ -107,11 +125,14 @@ dr_installed() {
 
 dr_removed() {
 	[ -n "$dr_img" ] || return 0
+	pt_crlf "$1"
 	have=$(dr_fuse)
 	want="fuse-backport-dkms: the initramfs of $kver held updates/dkms/fuse.ko; made again with the kernel's own (kernel/fs/fuse/fuse.ko)"
 	n=$(dr_lines "$1" | wc -l)
-	[ "$have" = kernel/fs/fuse/fuse.ko ] && [ "$n" = 1 ] && grep -qxF "$want" "$1"
-	tap_check $? "dracut: after apt purge, lsinitrd lists the kernel's own fuse.ko alone in $dr_img again (${have:-none}); one line said so ($n lines)"
+	dep=$(dr_dep)
+	[ "$have" = kernel/fs/fuse/fuse.ko ] && [ "$dep" = kernel/fs/fuse/fuse.ko ] && [ "$n" = 1 ] &&
+		grep -qxF "$want" "$1"
+	tap_check $? "dracut: after apt purge, lsinitrd lists the kernel's own fuse.ko alone in $dr_img again (${have:-none}; modules.dep: ${dep:-none}); one line said so ($n lines)"
 	dr_lines "$1" | head -n 4 | sed 's/^/#   /'
 	dr_cleanup
 }
