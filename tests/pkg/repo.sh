@@ -14,7 +14,9 @@
 # (apt-get install --simulate). The dnf repository's two channels, rpm
 # (stable) and rpm-canary, each signed, seen the same way by dnf hosts of
 # their own (dnf --installroot, repoquery); make repo-status reports both
-# kinds.
+# kinds. A repository of the previous release's dev/repo.sh, taken over by
+# today's make repo and make repo-promote, serves hosts that keep their
+# sources line and baseurl.
 #
 # apt, in a Debian 12 root (a chroot kept in FB_CACHE/bookworm-repo-root,
 # made by debootstrap at the first run: dkms, openssl and the kernel
@@ -366,6 +368,32 @@ n=$(grep -c "^Package: $name-dkms$" "$repo/apt/dists/bookworm/main/binary-amd64/
 tap_check $? "make repo-promote again: stable (bookworm) serves both versions of $name-dkms ($n)"
 [ $rc = 0 ] || pt_log "$pt_tmp/promote3.log"
 grep -h -e ' serves ' -e ' back at ' "$pt_tmp/promote3.log" | sed 's/^/# /'
+# A repository of the previous release's dev/repo.sh (b1's own), taken
+# over: it publishes b1's packages, today's publishes b2's into the same
+# OUT and promotes. Hosts keep their sources line (bookworm) and baseurl
+# (rpm/): they see $v2, each distribution and channel from a snapshot.
+old=$pt_tmp/repo-old
+REPO_KEY=$fpr PKG=$pt_tmp/b1/pkg OUT=$old sh "$(pt_dev "$pt_tmp/b1/src" repo.sh)" > "$pt_tmp/old1.log" 2>&1 &&
+	REPO_KEY=$fpr PKG=$pt_tmp/b2/pkg OUT=$old sh dev/repo.sh > "$pt_tmp/old2.log" 2>&1 &&
+	REPO_KEY=$fpr OUT=$old sh dev/repo.sh promote > "$pt_tmp/old3.log" 2>&1 &&
+	OUT=$old sh dev/repo.sh status > "$pt_tmp/old-status.log" 2>&1
+rc=$?
+repo_=$repo
+repo=$old
+host_ "$h/old-bookworm" amd64 bookworm
+dhost_ "$h/old-rpm" rpm
+repo=$repo_
+c="bookworm=$(cand_ "$h/old-bookworm")"
+want="bookworm=$v2-1"
+if command -v dnf > /dev/null; then
+	c="$c rpm=$(dcand_ "$h/old-rpm")"
+	want="$want rpm=$v2"
+fi
+n=$(grep -c -e '^repo: apt: bookworm: fb-[0-9]* (' -e '^repo: dnf: rpm: fb-[0-9]* (' "$pt_tmp/old-status.log")
+[ $rc = 0 ] && [ "$c" = "$want" ] && [ "$n" = 2 ]
+tap_check $? "a repository of the previous release's dev/repo.sh, then make repo and make repo-promote: hosts of its bookworm and rpm/ see $v2 ($c), both served from a snapshot (make repo-status)"
+[ $rc = 0 ] || { pt_log "$pt_tmp/old1.log"; pt_log "$pt_tmp/old2.log"; pt_log "$pt_tmp/old3.log"; }
+grep -e '^repo: apt: bookworm:' -e '^repo: dnf: rpm:' "$pt_tmp/old-status.log" | sed 's/^/# /'
 bad=""
 for d in rpm rpm-canary; do
 	gpg --batch --verify "$repo/$d/repodata/repomd.xml.asc" "$repo/$d/repodata/repomd.xml" > /dev/null 2>&1 &&
