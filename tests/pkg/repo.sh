@@ -499,7 +499,7 @@ printf '[main]\nreposdir=%s\ncachedir=%s\ntsflags=noscripts\ninstall_weak_deps=0
 dnfa_() { dnf -y -c "$ar/dnf.conf" --installroot="$ar/root" --releasever=12 --disableplugin=local --forcearch aarch64 "$@"; }
 dnfa_ install "$name-dkms" > "$ar/install.log" 2>&1
 rc=$?
-got=$(rpm --root "$ar/root" -q --qf '%{VERSION} %{ARCH}\n' "$name-dkms" 2> /dev/null)
+got=$(rpm --root "$ar/root" -q --qf '%{VERSION} %{ARCH}\n' "$name-dkms" 2> /dev/null) || got=""
 [ $rc = 0 ] && [ "$got" = "$v2 noarch" ] && grep -q "^baseurl=file://$repo/rpm-canary$" "$ar/repos/fb.repo"
 tap_check $? "an aarch64 host (dnf --forcearch aarch64) on rpm-canary: dnf install $name-dkms installs ${got:-nothing} (want $v2 noarch)"
 [ $rc = 0 ] || pt_log "$ar/install.log" 15
