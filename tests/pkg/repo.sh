@@ -310,9 +310,9 @@ dhost_() { # DIR CHANNEL: a dnf host whose one repository is OUT/CHANNEL
 		"$repo" "$2" "$repo" > "$1/repos/fb.repo"
 	printf '[main]\nreposdir=%s\ncachedir=%s\ntsflags=noscripts\ninstall_weak_deps=0\n' "$1/repos" "$1/cache" > "$1/dnf.conf"
 }
-dcand_() { # DIR: the newest $name-dkms the host's channel has (its metadata read afresh)
-	rm -rf "$1/cache"
-	dnf -y -q -c "$1/dnf.conf" --installroot="$1/root" --releasever=12 --disableplugin=local \
+dcand_() { # DIR: the newest $name-dkms the host's channel has (its metadata read afresh:
+	# --refresh; the cache is under the installroot, $1/root$1/cache)
+	dnf -y -q -c "$1/dnf.conf" --installroot="$1/root" --releasever=12 --disableplugin=local --refresh \
 		repoquery --latest-limit 1 --qf '%{version}' "$name-dkms" 2> "$1/query.log" || echo "query-failed"
 }
 dchan_() { # WANT-STABLE WANT-CANARY WHEN: both dnf channels' newest $name-dkms
