@@ -243,6 +243,10 @@ install -D -m 644 "$top/scripts/fuse-backport.modprobe.conf" "$croot/usr/lib/mod
 install -D -m 755 "$top/scripts/modprobe-stock.sh" "$croot/usr/libexec/fuse-backport/modprobe-stock"
 install -D -m 755 "$top/scripts/secureboot.sh" "$croot/usr/libexec/fuse-backport/secureboot"
 install -D -m 755 "$top/scripts/initramfs.sh" "$croot/usr/libexec/fuse-backport/initramfs"
+install -D -m 644 "$top/scripts/fuse-backport.modules-load.conf" "$croot/usr/lib/modules-load.d/fuse-backport.conf"
+install -D -m 644 "$top/scripts/fuse-backport-boot.modprobe.conf" "$croot/usr/lib/modprobe.d/fuse-backport-boot.conf"
+install -D -m 755 "$top/scripts/load-renamed.sh" "$croot/usr/libexec/fuse-backport/load-renamed"
+install -D -m 755 "$top/scripts/prefix.sh" "$croot/usr/libexec/fuse-backport/prefix"
 cp "$top/debian/copyright" "$croot/usr/share/doc/$cname/copyright"
 {
 	echo "$cname ($ver-$rev) unstable; urgency=medium"
@@ -273,7 +277,9 @@ echo "$cname: initial-upload-closes-no-bugs" > "$croot/usr/share/lintian/overrid
 		"(/usr/lib/modprobe.d/fuse-backport.conf); the Secure Boot check their" \
 		"postinst runs (mokutil --test-key on the certificate that signed them);" \
 		"and the initramfs check their postinst and postrm run (an image holding" \
-		"another fuse.ko than modprobe loads is made again)." |
+		"another fuse.ko than modprobe loads is made again); and the renamed" \
+		"module's load at boot (fusebp, where FUSE is built into the kernel:" \
+		"/usr/lib/modules-load.d/fuse-backport.conf)." |
 		fold -s -w 78 | sed -e 's/ *$//' -e 's/^/ /'
 } > "$croot/DEBIAN/control"
 (cd "$croot" && find . -path ./DEBIAN -prune -o -type f -print | sed 's|^\./||' | LC_ALL=C sort |

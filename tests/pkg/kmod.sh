@@ -13,8 +13,9 @@
 # packaging again from the same build (the compile itself is not repeated).
 # Secure Boot (issue 29): the package carries the certificate that signed
 # its modules (DER, nothing else) and depends on fuse-backport-modules-common,
-# which ships modprobe's fallback and scripts/secureboot.sh as the DKMS
-# package does (the same files); with mokutil faked on PATH
+# which ships modprobe's fallback, scripts/secureboot.sh, initramfs.sh and
+# the renamed module's load at boot as the DKMS package does (the same
+# files; the load run by systemd-modules-load here, pt_boot_load); with mokutil faked on PATH
 # (tests/pkg/fixtures/mokutil.sh: mokutil's own words and exit statuses),
 # the postinst says in one line that ours will not load where Secure Boot
 # is on and the signer is not enrolled (or only pending), apt still exits
@@ -141,6 +142,13 @@ if [ -f "$cdeb" ]; then
 fi
 tap_check $rc "$common: modprobe's fallback (fuse, cuse, virtiofs), secureboot and initramfs, the files of scripts/ the DKMS package installs; lintian clean; $pkg depends on it"
 [ $rc = 0 ] || pt_log "$pt_tmp/lintian-common.log"
+# The renamed module's load at boot (issue 29, item 9), as the DKMS
+# package ships it: the same files, run by systemd-modules-load here.
+if [ -f "$cdeb" ]; then
+	pt_boot_load "$common" "$pt_tmp/c"
+else
+	tap_check 1 "$common: the renamed module's load at boot (no $cdeb)"
+fi
 
 # The flavour's meta package, and the same bytes again from the same inputs.
 flavour=$(echo "$kver" | sed 's/^[0-9][^-]*-\([0-9][0-9]*-\)\{0,1\}//')
