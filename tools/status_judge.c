@@ -234,7 +234,7 @@ void judge(struct fuse_state *st)
 					   st->signing.enforced == 1 ? sig_hint(st) :
 					   srv->loaded ? ": it takes over after rmmod (no mount of that type left) and modprobe, or a reboot" : ""));
 		else if (!srv->loaded && !strcmp(r->flavor, "renamed"))
-			problem(st, fb_fmt("%s is not loaded, so %s does not exist: modprobe %s (at boot, fuse-backport-takeover.service loads it: systemctl enable fuse-backport-takeover)%s",
+			problem(st, fb_fmt("%s is not loaded, so %s does not exist: modprobe %s (at boot, systemd-modules-load loads it: /usr/lib/modules-load.d/fuse-backport.conf, and so does fuse-backport-takeover.service)%s",
 					   srv->modname, srv->device, srv->modname,
 					   st->signing.enforced == 1 ? sig_hint(st) : ""));
 		else if (srv->loaded_is_installed == 0 ||
