@@ -79,7 +79,7 @@ not-in-tmp:
 check-vm: not-in-tmp
 	sh tests/vm/run-suites.sh $(KVER) $(SUITES)
 
-# The suites on a lockdep/KASAN kernel built from the pinned base (once per
+# The suites on a lockdep/KASAN/kmemleak/failslab kernel built from the pinned base (once per
 # machine, under /var/cache/fuse-backport/debug-kernel): tests/debug/run.sh.
 check-debug: not-in-tmp deps-test
 	sh tests/debug/run.sh $(SUITES)

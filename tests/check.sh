@@ -43,7 +43,8 @@ narrow_vars="FB_VM_TARGETS FB_STOCK_DROP FB_STOCK_ALL FB_INTEGRITY_MODES FB_AIO_
 FB_FAULTS_CYCLES FB_FAULTS_MODCYCLES FB_BADINPUT_FAULTS FB_SPLICE_ROUNDS FB_SPLICE_FIO
 FB_SKIPS FB_DEBUG_TARGETS FB_TRIXIE_KERNELS FB_PKG_VM FB_PKG_PREV FB_TOOL
 FB_SUITE_BUDGET FB_CYCLES_BUDGET FB_SUITE_TIMEOUT FB_DKMS_KVERS FB_SPLICE_STOCK_KVERS
-FB_INJECT FB_DAEMON_ARGS FB_UFFD_BREAK_B FB_PKG_RED FB_TAKEOVER_RED"
+FB_INJECT FB_DAEMON_ARGS FB_UFFD_BREAK_B FB_PKG_RED FB_TAKEOVER_RED FB_FAILSLAB_MAX
+FB_FAILSLAB_RED FB_KMEMLEAK_OURS"
 narrowed=""
 for v in $narrow_vars; do
 	eval "set_=\${$v+x} val_=\${$v-}"
@@ -302,7 +303,7 @@ done
 for k in $splice_stock_kvers; do
 	section "splice-stock-$k" sh tests/splice/stock.sh "$k"
 done
-# The suites on a lockdep/KASAN kernel (tests/debug/run.sh): the kernel build
+# The suites on a lockdep/KASAN/kmemleak/failslab kernel (tests/debug/run.sh): the kernel build
 # alone takes most of an hour on 2 cores the first time.
 section check-debug sh tests/debug/run.sh
 

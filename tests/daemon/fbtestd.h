@@ -62,6 +62,7 @@ struct fb_config {
 	bool foreground;
 	int threads;
 	unsigned int delay_us;
+	unsigned int fail_nth;		/* fail the n-th fault point of mount(2) */
 };
 
 /* negotiated session state, written once while handling INIT */

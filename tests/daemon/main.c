@@ -185,6 +185,10 @@ static void usage(FILE *f)
 "  --fault-count N       faulted requests per fault (default 1, 0 = all)\n"
 "  --fault-uid UID       only requests of that uid get the fault(s)\n"
 "  --backing-nested DIR  directory on another FUSE mount (fault bo-nested)\n"
+"  --fail-nth N          the N-th fault-injection point (failslab: a slab\n"
+"                        allocation) of mount(2) fails, by this thread's\n"
+"                        /proc/thread-self/fail-nth; says on stderr\n"
+"                        \"fail-nth N: injected\" or \"fail-nth N: not reached\"\n"
 "  --foreground          do not fork\n"
 "  --list-faults         print the fault catalogue and exit\n");
 }
@@ -227,6 +231,48 @@ static void raise_nofile(void)
 	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
+/*
+ * --fail-nth: fault injection's per-task counter (CONFIG_FAULT_INJECTION),
+ * written right before the one system call under test and read right after
+ * it: 0 means the n-th fault point was reached and failed; then reset, so
+ * that nothing after the call fails.  Only this thread counts.
+ */
+static int failnth_fd = -1;
+
+static void failnth_open(void)
+{
+	failnth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	if (failnth_fd < 0) {
+		fb_errmsg("--fail-nth: /proc/thread-self/fail-nth: %s (a kernel without CONFIG_FAULT_INJECTION?)",
+			  strerror(errno));
+		exit(1);
+	}
+}
+
+static void failnth_arm(unsigned int n)
+{
+	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%u", n);
+
+	if (pwrite(failnth_fd, buf, len, 0) != len) {
+		fb_errmsg("--fail-nth: cannot write %u to fail-nth: %s", n,
+			  strerror(errno));
+		exit(1);
+	}
+}
+
+/* true when the armed fault was injected */
+static bool failnth_disarm(void)
+{
+	char buf[16] = "";
+	ssize_t r = pread(failnth_fd, buf, sizeof(buf) - 1, 0);
+
+	if (pwrite(failnth_fd, "0", 1, 0) != 1) {
+		/* a kernel that refuses 0: the count left runs out harmlessly */
+	}
+	return r > 0 && atoi(buf) == 0;
+}
+
 static unsigned long parse_num(const char *opt, const char *s,
 			       unsigned long max)
 {
@@ -259,7 +305,7 @@ enum {
 	O_NOXATTR, O_THREADS, O_DELAY, O_STATS, O_FAULT, O_FAULTOP,
 	O_FAULTCNT, O_NESTED, O_FOREGROUND, O_LOG, O_OPTS, O_LIST, O_HELP,
 	O_PIDFILE, O_BDIRECT, O_FAULTUID, O_ATTRTMO, O_CAPSD, O_CHMODOWN, O_MODEUID,
-	O_IDMAP,
+	O_IDMAP, O_FAILNTH,
 };
 
 static const struct option longopts[] = {
@@ -284,6 +330,7 @@ static const struct option longopts[] = {
 	{ "fault-count", required_argument, NULL, O_FAULTCNT },
 	{ "fault-uid", required_argument, NULL, O_FAULTUID },
 	{ "backing-nested", required_argument, NULL, O_NESTED },
+	{ "fail-nth", required_argument, NULL, O_FAILNTH },
 	{ "foreground", no_argument, NULL, O_FOREGROUND },
 	{ "log", required_argument, NULL, O_LOG },
 	{ "pidfile", required_argument, NULL, O_PIDFILE },
@@ -381,6 +428,9 @@ static void parse_args(int argc, char **argv)
 			break;
 		case O_NESTED:
 			cfg.backing_nested = optarg;
+			break;
+		case O_FAILNTH:
+			cfg.fail_nth = parse_num("--fail-nth", optarg, INT_MAX);
 			break;
 		case O_FOREGROUND:
 			cfg.foreground = true;
@@ -485,10 +535,27 @@ int main(int argc, char **argv)
 		 "fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other%s%s%s",
 		 sess.devfd, cfg.allow_idmap ? ",default_permissions" : "",
 		 cfg.opts && *cfg.opts ? "," : "", cfg.opts ? cfg.opts : "");
-	if (mount("fbtestd", cfg.mountpoint, cfg.fstype, 0, data) < 0) {
-		fb_errmsg("mount -t %s on %s (%s): %s", cfg.fstype,
-			  cfg.mountpoint, data, strerror(errno));
-		return 1;
+	if (cfg.fail_nth)
+		failnth_open();
+	{
+		int rc, err;
+
+		if (cfg.fail_nth)
+			failnth_arm(cfg.fail_nth);
+		rc = mount("fbtestd", cfg.mountpoint, cfg.fstype, 0, data);
+		err = errno;
+		if (cfg.fail_nth) {
+			bool hit = failnth_disarm();
+
+			fprintf(stderr, "fbtestd: fail-nth %u: %s\n",
+				cfg.fail_nth, hit ? "injected" : "not reached");
+			close(failnth_fd);
+		}
+		if (rc < 0) {
+			fb_errmsg("mount -t %s on %s (%s): %s", cfg.fstype,
+				  cfg.mountpoint, data, strerror(err));
+			return 1;
+		}
 	}
 	mounted_here = true;
 

@@ -3,7 +3,8 @@
 # The debug kernel of `make check-debug`: Linux of the pinned base (the
 # sha256-checked tarball dev/import.sh verifies), configured as
 # virtme-ng's guest defconfig plus tests/debug/config (lockdep, KASAN,
-# DEBUG_ATOMIC_SLEEP, DEBUG_LIST, FUSE=m, what the suites use), built once
+# DEBUG_ATOMIC_SLEEP, DEBUG_LIST, kmemleak, failslab, FUSE=m, what the
+# suites use), built once
 # per machine and kept under $FB_CACHE/debug-kernel/, keyed by the pin, the
 # config fragment and the tools that shape the .config.
 #
@@ -59,7 +60,7 @@ if [ -f "$dir/built" ]; then
 fi
 log=$dir/build.log
 : > "$log"
-echo "debug-kernel: building Linux $UPSTREAM_VERSION with lockdep and KASAN in $tree (log: $log); about an hour on 2 cores" >&2
+echo "debug-kernel: building Linux $UPSTREAM_VERSION with lockdep, KASAN, kmemleak and failslab in $tree (log: $log); about an hour on 2 cores" >&2
 start=$(date +%s)
 
 rm -rf "$tree" "$dir/linux.tar"

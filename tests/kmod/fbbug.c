@@ -5,9 +5,13 @@
  *
  * @what=lockdep takes two mutexes in one order, then in the other (an ABBA
  * lockdep sees without any deadlock), @what=kasan reads one byte past a
- * kmalloc'ed object, @what=sleep calls might_sleep() under a spinlock.
+ * kmalloc'ed object, @what=sleep calls might_sleep() under a spinlock,
+ * @what=leak drops a struct fuse_dev that the loaded FUSE module's
+ * fuse_dev_alloc() allocated (a leak whose backtrace names FUSE, for
+ * kmemleak), @what=leak-other drops a kmalloc'ed object of its own (a leak
+ * that is not FUSE's); the leaks only on a kernel with kmemleak.
  * Loaded only by tests/vm/guest/suites.sh for FB_INJECT=lockdep:... (and kasan,
- * sleep), never by a package.
+ * sleep, leak, leak-other), never by a package.
  */
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -17,7 +21,7 @@
 
 static char *what = "lockdep";
 module_param(what, charp, 0444);
-MODULE_PARM_DESC(what, "lockdep, kasan or sleep");
+MODULE_PARM_DESC(what, "lockdep, kasan, sleep, leak or leak-other");
 
 static DEFINE_MUTEX(fbbug_a);
 static DEFINE_MUTEX(fbbug_b);
@@ -46,6 +50,34 @@ static int __init fbbug_init(void)
 		spin_lock(&fbbug_lock);
 		might_sleep();
 		spin_unlock(&fbbug_lock);
+#ifdef CONFIG_DEBUG_KMEMLEAK
+	/* only where kmemleak can see them: the debug kernel */
+	} else if (!strcmp(what, "leak")) {
+		/*
+		 * By name at run time: no link-time dependency on a module
+		 * that is fuse.ko in one flavor and renamed in the other.
+		 */
+		void *(*alloc)(void) = (void *(*)(void))__symbol_get("fuse_dev_alloc");
+		void *fud;
+
+		if (!alloc) {
+			pr_err("fbbug: no fuse_dev_alloc() (is the drop-in FUSE module loaded?)\n");
+			return -ENOENT;
+		}
+		fud = alloc();
+		symbol_put_addr((void *)alloc);
+		if (!fud)
+			return -ENOMEM;
+		OPTIMIZER_HIDE_VAR(fud);
+		pr_info("fbbug: dropped a struct fuse_dev of fuse_dev_alloc()\n");
+	} else if (!strcmp(what, "leak-other")) {
+		void *p = kmalloc(64, GFP_KERNEL);
+
+		if (!p)
+			return -ENOMEM;
+		OPTIMIZER_HIDE_VAR(p);
+		pr_info("fbbug: dropped a 64-byte object of its own\n");
+#endif
 	} else {
 		return -EINVAL;
 	}

@@ -17,6 +17,10 @@
 #   - a FUSE mount left after the suite, found before the sweep that
 #     lets the module come off (RESULTS/*.leaked);
 #   - a failed unload of our module after the suite (RESULTS/*.unload);
+#   - on a kernel with kmemleak (the debug kernel), an unreferenced object
+#     whose backtrace names FUSE in the scan after the suite, or a scan that
+#     failed (RESULTS/*.kmemleak, tests/lib/kmemleak.sh); leaks that do not
+#     name FUSE are listed as notes;
 #   - a failed guest setup, e.g. no XFS scratch (RESULTS/setup.err);
 #   - a hit in the guest's final kernel log (RESULTS/dmesg), or no final
 #     kernel log at all;
@@ -103,6 +107,7 @@ exec 3>&1 > "$rep"
 pass=0 fail=0 skip=0
 failures=""
 skiplines=""
+notes=""
 addfail() { failures="$failures
 $1"; }
 header="| suite |"
@@ -177,6 +182,19 @@ for s in $suites; do
 			extra="$extra (module unload!)"
 			addfail "$t/$s: unloading our module after the suite failed: $(head -n 2 "$unl" | tr '\n' ' ')"
 		fi
+		kml=$results/$t.$s.kmemleak
+		if [ -f "$kml" ]; then
+			case $(head -n 1 "$kml") in
+			clean) ;;
+			elsewhere:*) notes="$notes
+$t/$s: kmemleak: $(head -n 1 "$kml" | cut -c1-400)" ;;
+			*)
+				n=$((n + 1))
+				extra="$extra (kmemleak!)"
+				addfail "$t/$s: kmemleak: $(head -n 1 "$kml" | cut -c1-600)"
+				;;
+			esac
+		fi
 		# every skip must be listed
 		grep '^ok .*# SKIP' "$f" > "$results/.skips" 2> /dev/null
 		while IFS= read -r l; do
@@ -237,6 +255,10 @@ echo "Cells: passed/run. \"expected on stock\": tests of what the target lacks, 
 if [ -n "$failures" ]; then
 	echo
 	echo "Failures:$failures"
+fi
+if [ -n "$notes" ]; then
+	echo
+	echo "Notes (no failure):$notes"
 fi
 if [ -n "$skiplines" ]; then
 	echo

@@ -13,6 +13,7 @@ shift
 FB_TOP=$(cd "$(dirname "$0")/../../.." && pwd)
 export FB_TOP
 . "$FB_TOP/tests/lib/fuse.sh"
+. "$FB_TOP/tests/lib/kmemleak.sh"
 mkdir -p "$results" /tmp/fb
 
 # A memory-backed XFS for backing files that need a real block filesystem
@@ -36,22 +37,35 @@ export FB_XFS FB_XFS_ERR
 echo "guest: kernel $(uname -r), $(nproc) CPUs, XFS scratch: ${FB_XFS:-none ($FB_XFS_ERR)}"
 taint0=$(fb_taint)
 echo "guest: kernel taint at the start: $(fb_taint_who)"
+# A kernel with kmemleak (the debug kernel, tests/debug/config): a scan after
+# every suite, before our module comes off (RESULTS/TARGET.SUITE.kmemleak,
+# the report in .kmemleak.txt; tests/vm/report.sh fails on a leak of ours);
+# whether it was on to the end: RESULTS/kmemleak (tests/debug/run.sh).
+fb_kml=""
+if fb_kmemleak_on; then
+	fb_kml=on
+	echo "guest: kmemleak on: scans after every suite"
+fi
 
 # Deliberate breakage for the red runs (docs/testing.md, "Red runs"): FB_INJECT is a
 # list of KIND:TARGET.SUITE, done right after that suite: warn (a WARNING
 # line in the kernel log), hold (a process keeps our device open, so our
 # module cannot be unloaded), lockdep, kasan, sleep (tests/kmod/fbbug.ko
 # commits that bug: an ABBA, an out-of-bounds read, might_sleep() under a
-# spinlock; only the debug kernel, tests/debug/kernel.sh, reports them).
+# spinlock; only the debug kernel, tests/debug/kernel.sh, reports them),
+# leak, leak-other (fbbug.ko drops an object that FUSE's fuse_dev_alloc()
+# allocated, or one of its own: kmemleak's scan after the suite reports them),
+# kmemleak-off (turns kmemleak off: the scan after the suite fails).
 inject() {	# inject TARGET.SUITE
 	for fb_i in ${FB_INJECT:-}; do
 		[ "${fb_i#*:}" = "$1" ] || continue
 		case ${fb_i%%:*} in
 		warn) echo "<4>WARNING: CPU: 0 PID: $$ at injected by FB_INJECT for $1" > /dev/kmsg ;;
 		hold) [ -c "${FB_DEV:-}" ] && (exec 9< "$FB_DEV" && exec sleep 3600) > /dev/null 2>&1 & ;;
-		lockdep | kasan | sleep)
+		lockdep | kasan | sleep | leak | leak-other)
 			insmod "${FB_KMOD_DIR:-}/fbbug.ko" what="${fb_i%%:*}" && rmmod fbbug
 			;;
+		kmemleak-off) echo off > "$FB_KMEMLEAK" ;;
 		esac
 	done
 }
@@ -90,6 +104,15 @@ for plan in "$@"; do
 				umount -l "$mp"
 			done
 		inject "$target.$s"
+		if [ -n "$fb_kml" ]; then
+			if fb_kmemleak_scan "$results/$target.$s.kmemleak.txt"; then
+				fb_kmemleak_verdict "$results/$target.$s.kmemleak.txt" > "$results/$target.$s.kmemleak"
+			else
+				echo "scan failed: kmemleak refused scan or read after the suite (turned off? see dmesg)" > "$results/$target.$s.kmemleak"
+				fb_kml=""
+			fi
+			echo "guest: $target $s: kmemleak: $(cut -c1-200 "$results/$target.$s.kmemleak")"
+		fi
 		# Our module must come off after every suite: a reference a
 		# suite leaked (a mount, an open device, a stuck daemon) is a
 		# failure.
@@ -124,6 +147,13 @@ if [ "$taint0" = "$t1" ]; then
 	echo ok > "$results/taint"
 else
 	echo "/proc/sys/kernel/tainted changed during the run: $taint0 -> $t1 (O and E masked; $(fb_taint_who))" > "$results/taint"
+fi
+if [ -z "$fb_kml" ]; then
+	echo "off: $FB_KMEMLEAK $([ -e "$FB_KMEMLEAK" ] && echo "refuses commands (kmemleak turned itself off)" || echo "is not there")" > "$results/kmemleak"
+elif fb_kmemleak_on; then
+	echo on > "$results/kmemleak"
+else
+	echo "off at the end of the run (kmemleak turned itself off)" > "$results/kmemleak"
 fi
 dmesg > "$results/dmesg"
 # A lockdep kernel: whether lockdep was still on at the end (it turns itself
