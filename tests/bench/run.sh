@@ -6,7 +6,9 @@
 # Not a timed test: it measures and prints, it asserts nothing.
 #
 # usage: tests/bench/run.sh KVER...
-# environment: FB_BENCH_REPS, FB_BENCH_RUNTIME, FB_BENCH_QUICK (see tests/vm/guest/bench.sh)
+# environment: FB_BENCH_REPS, FB_BENCH_RUNTIME, FB_BENCH_QUICK,
+#   FB_BENCH_WORKLOADS, FB_BENCH_VARIANTS (see tests/vm/guest/bench.sh;
+#   FB_BENCH_VARIANTS is checked here before anything is built)
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
@@ -14,6 +16,10 @@ cd "$top" || exit 1
 die() { [ -n "${res:-}" ] && rmdir "$res" 2> /dev/null; echo "bench: $*" >&2; exit 1; }
 # shellcheck source=tests/lib/results.sh
 . "$top/tests/lib/results.sh"
+# shellcheck source=tests/bench/lib.sh
+. "$top/tests/bench/lib.sh"
+[ -z "${FB_BENCH_VARIANTS+x}" ] || bench_variants_ok "$FB_BENCH_VARIANTS" ||
+	die "FB_BENCH_VARIANTS must be names from 'raw overlayfs stock unpatched ours', not '$FB_BENCH_VARIANTS'"
 mkdir -p build
 
 for kver in "$@"; do
