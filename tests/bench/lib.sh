@@ -15,6 +15,11 @@
 #                            holds a hard link to XFS/file (the same inode
 #                            raw writes), its lower dir an empty one
 #   bench_overlay_off XFS DIR   unmounts it and removes XFS/ovl
+#   bench_perf DIR WORKLOAD NUMJOBS OUT   one more fio run as bench_fio's,
+#                            not counted, under `perf record -a` (cpu-clock,
+#                            999 Hz, both vCPUs); OUT: its IOPS, the tasks
+#                            with at least 1% of the samples and the
+#                            symbols with at least 0.5%
 # Sourced after tests/lib/fuse.sh; needs FB_SCRATCH.
 bench_size=256M
 bench_runtime=${FB_BENCH_RUNTIME:-4}
@@ -94,6 +99,24 @@ bench_overlay() {
 
 bench_overlay_off() {
 	umount "$2" && rm -rf "$1/ovl"
+}
+
+bench_perf() {
+	perf record -q -N -a -e cpu-clock -F 999 -o "$FB_SCRATCH/perf.data" -- sleep "$bench_runtime" \
+		> /dev/null 2> "$FB_SCRATCH/perf.err" &
+	bench_pp=$!
+	bench_pi=$(bench_fio "$1" "$2" "$3")
+	wait $bench_pp
+	{
+		echo "fio $2 numjobs=$3 on $1 under perf record -a -e cpu-clock -F 999: ${bench_pi:-no} IOPS"
+		echo "by task (at least 1%):"
+		perf report -i "$FB_SCRATCH/perf.data" --stdio --no-children --sort comm --percent-limit 1 2>&1 |
+			grep -v -e '^#' -e '^$' | head -n 12
+		echo "by symbol (at least 0.5%):"
+		perf report -i "$FB_SCRATCH/perf.data" --stdio --no-children --sort sym --percent-limit 0.5 2>&1 |
+			grep -v -e '^#' -e '^$' | head -n 60
+		head -n 3 "$FB_SCRATCH/perf.err"
+	} > "$4"
 }
 
 # bench_prewrite DIR: the file written once, so that every benchmark write is

@@ -35,7 +35,11 @@
 #              FB_BENCH_RUNTIME (seconds per run, 4), FB_BENCH_QUICK=1,
 #              FB_BENCH_WORKLOADS ("lat aio stat"),
 #              FB_BENCH_VARIANTS ("raw overlayfs stock unpatched ours": the
-#              variants of the lat and aio workloads, run in that order)
+#              variants of the lat and aio workloads, run in that order),
+#              FB_BENCH_PERF ("": none; e.g. "raw/- overlayfs/- ours/xattr
+#              stock/noxattr": after the counted runs of each such
+#              variant/daemon, one more at its first numjobs under perf,
+#              its profile in OUT.perf/WORKLOAD-VARIANT-DAEMON.txt)
 out=${1:?usage: bench.sh OUT.csv}
 FB_TOP=$(cd "$(dirname "$0")/../../.." && pwd)
 export FB_TOP
@@ -117,17 +121,32 @@ for w in lat aio; do
 					r=$((r + 1))
 				done
 			done
-			if [ "$v" = overlayfs ]; then
-				bench_overlay_off "$xfs" "$dir" || die "cannot unmount the overlayfs on $dir"
-			elif [ "$v" != raw ]; then
+			case $v in
+			raw | overlayfs) ;;
+			*)
 				getx=$(fb_stat op_GETXATTR)
 				geta=$(fb_stat op_GETATTR) statx=$(fb_stat op_STATX)
 				geta=$((${geta:-0} + ${statx:-0}))
 				echo "bench: $w $vname $d: daemon saw ${getx:-0} GETXATTR, $geta GETATTR/STATX"
 				echo "$w,$vname,$d,getxattr,0,${getx:-0}" >> "$out"
 				echo "$w,$vname,$d,getattr,0,$geta" >> "$out"
-				fb_umount
-			fi
+				;;
+			esac
+			# after the counts: the profiled run is not one of the counted
+			case " ${FB_BENCH_PERF:-} " in
+			*" $vname/$d "*)
+				mkdir -p "${out%.csv}.perf"
+				# shellcheck disable=SC2086 # the first numjobs
+				set -- $jobs
+				bench_perf "$dir" $w "$1" "${out%.csv}.perf/$w-$vname-$d.txt"
+				echo "bench: $w $vname $d: perf profile in ${out%.csv}.perf/$w-$vname-$d.txt"
+				;;
+			esac
+			case $v in
+			raw) ;;
+			overlayfs) bench_overlay_off "$xfs" "$dir" || die "cannot unmount the overlayfs on $dir" ;;
+			*) fb_umount ;;
+			esac
 		done
 	done
 done
