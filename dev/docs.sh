@@ -305,6 +305,8 @@ bench_results() {
 				for f in raw.csv medians.csv meta.txt; do
 					[ -f "$top/$d/$f" ] && files="$files, [$f](../$d/$f)"
 				done
+				# FB_BENCH_PERF's profiles (tests/bench/run.sh)
+				[ -d "$top/$d/perf" ] && files="$files, [perf profiles](../$d/perf/)"
 				c=$(meta "$top/$d" command)
 				case $c in
 				"" | "not recorded"*) c="command not recorded" ;;

@@ -9,6 +9,17 @@
 #                            (libaio iodepth 64), $bench_runtime seconds
 #   bench_jobs_ok LIST       LIST is numjobs separated by spaces, at least
 #                            one, each 1 to 64 (also on the host: ab.sh)
+#   bench_variants_ok LIST   LIST is variant names of bench.sh separated by
+#                            spaces, at least one (also on the host: run.sh)
+#   bench_overlay XFS DIR    overlayfs on DIR: its upper dir XFS/ovl/upper
+#                            holds a hard link to XFS/file (the same inode
+#                            raw writes), its lower dir an empty one
+#   bench_overlay_off XFS DIR   unmounts it and removes XFS/ovl
+#   bench_perf DIR WORKLOAD NUMJOBS OUT   one more fio run as bench_fio's,
+#                            not counted, under `perf record -a` (cpu-clock,
+#                            999 Hz, both vCPUs); OUT: its IOPS, the tasks
+#                            with at least 1% of the samples and the
+#                            symbols with at least 0.5%
 # Sourced after tests/lib/fuse.sh; needs FB_SCRATCH.
 bench_size=256M
 bench_runtime=${FB_BENCH_RUNTIME:-4}
@@ -25,6 +36,17 @@ bench_jobs_ok() {
 		esac
 		[ "$bench_j" -le 64 ] || return 1
 		bench_n=$((bench_n + 1))
+	done
+	[ $bench_n -gt 0 ]
+}
+
+bench_variants_ok() {
+	bench_n=0
+	for bench_v in $1; do
+		case $bench_v in
+		raw | overlayfs | stock | unpatched | ours) bench_n=$((bench_n + 1)) ;;
+		*) return 1 ;;
+		esac
 	done
 	[ $bench_n -gt 0 ]
 }
@@ -68,6 +90,35 @@ bench_fio() {
 		awk -F';' 'NR == 1 { print $49 }'
 }
 
+bench_overlay() {
+	modprobe overlay > /dev/null 2>&1
+	rm -rf "$1/ovl" && mkdir -p "$1/ovl/lower" "$1/ovl/upper" "$1/ovl/work" "$2" &&
+		ln "$1/file" "$1/ovl/upper/file" &&
+		mount -t overlay overlay -o "lowerdir=$1/ovl/lower,upperdir=$1/ovl/upper,workdir=$1/ovl/work" "$2"
+}
+
+bench_overlay_off() {
+	umount "$2" && rm -rf "$1/ovl"
+}
+
+bench_perf() {
+	perf record -q -N -a -e cpu-clock -F 999 -o "$FB_SCRATCH/perf.data" -- sleep "$bench_runtime" \
+		> /dev/null 2> "$FB_SCRATCH/perf.err" &
+	bench_pp=$!
+	bench_pi=$(bench_fio "$1" "$2" "$3")
+	wait $bench_pp
+	{
+		echo "fio $2 numjobs=$3 on $1 under perf record -a -e cpu-clock -F 999: ${bench_pi:-no} IOPS"
+		echo "by task (at least 1%):"
+		perf report -i "$FB_SCRATCH/perf.data" --stdio --no-children --sort comm --percent-limit 1 2>&1 |
+			grep -v -e '^#' -e '^$' | head -n 12
+		echo "by symbol (at least 0.5%):"
+		perf report -i "$FB_SCRATCH/perf.data" --stdio --no-children --sort sym --percent-limit 0.5 2>&1 |
+			grep -v -e '^#' -e '^$' | head -n 60
+		head -n 3 "$FB_SCRATCH/perf.err"
+	} > "$4"
+}
+
 # bench_prewrite DIR: the file written once, so that every benchmark write is
 # a non-extending overwrite.
 bench_prewrite() {
@@ -77,20 +128,26 @@ bench_prewrite() {
 # On the host: the aggregation tests/bench/report.sh and ab.sh share, over
 # either CSV layout: the guest's (tests/vm/guest/bench.sh,
 # workload,variant,daemon,numjobs,rep,iops) and ab's (tests/vm/guest/bench-ab.sh,
-# workload,variant,numjobs,rep,iops, read with daemon "-"). A GETXATTR line
-# has "getxattr" for numjobs and the count for iops.
+# workload,variant,numjobs,rep,iops, read with daemon "-"). A request-count
+# line has "getxattr" (GETXATTR) or "getattr" (GETATTR + STATX) for numjobs
+# and the count for iops.
 #   bench_rows CSV           the lines in the guest's layout
 #   bench_medians CSV        workload,variant,daemon,numjobs,median,min,max,reps
-#                            per point, sorted (GETXATTR lines left out)
+#                            per point, sorted (request-count lines left out)
 #   bench_getxattr CSV WORKLOAD VARIANT DAEMON [NONE]
 #                            the GETXATTR count, summed over the lines of
 #                            that variant; NONE (default "–") when there is none
+#   bench_count CSV KIND WORKLOAD VARIANT DAEMON [NONE]
+#                            the same for KIND getxattr or getattr
+#   bench_writes CSV WORKLOAD VARIANT DAEMON
+#                            the writes of that variant's runs, from their IOPS
+#                            and FB_BENCH_RUNTIME (4)
 bench_rows() {
 	awk -F, -v OFS=, 'NF == 5 { print $1, $2, "-", $3, $4, $5; next } { print }' "$1"
 }
 
 bench_medians() {
-	bench_rows "$1" | awk -F, '$4 != "getxattr"' | LC_ALL=C sort -t, -k1,1 -k2,2 -k3,3 -k4,4n -k6,6n | awk -F, '
+	bench_rows "$1" | awk -F, '$4 != "getxattr" && $4 != "getattr"' | LC_ALL=C sort -t, -k1,1 -k2,2 -k3,3 -k4,4n -k6,6n | awk -F, '
 		function flush() {
 			if (key == "") return
 			med = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
@@ -105,7 +162,17 @@ bench_medians() {
 }
 
 bench_getxattr() {
-	bench_rows "$1" | awk -F, -v w="$2" -v v="$3" -v d="$4" -v none="${5-–}" '
-		$1 == w && $2 == v && $3 == d && $4 == "getxattr" { s += $6; f = 1 }
+	bench_count "$1" getxattr "$2" "$3" "$4" "${5-–}"
+}
+
+bench_count() {
+	bench_rows "$1" | awk -F, -v k="$2" -v w="$3" -v v="$4" -v d="$5" -v none="${6-–}" '
+		$1 == w && $2 == v && $3 == d && $4 == k { s += $6; f = 1 }
 		END { if (f) print s; else print none }'
+}
+
+bench_writes() {
+	bench_rows "$1" | awk -F, -v w="$2" -v v="$3" -v d="$4" -v t="${FB_BENCH_RUNTIME:-4}" '
+		$1 == w && $2 == v && $3 == d && $4 != "getxattr" && $4 != "getattr" { s += $6 * t }
+		END { print s + 0 }'
 }

@@ -94,6 +94,39 @@ fi
 		done
 		echo
 		echo "GETXATTR requests the daemon saw in the runs above (xattr daemon): $sl $(getx $w $sv xattr), unpatched $(getx $w unpatched xattr), ours $(getx $w ours xattr)."
+		# runs that counted GETATTR too (tests/vm/guest/bench.sh since the
+		# overlayfs reference): per variant and daemon, and per 1000 writes
+		if grep -q "^$w,[^,]*,[^,]*,getattr," "$csv"; then
+			echo
+			echo "Requests the daemon saw per 1000 writes (writes: IOPS × run time, summed over the runs), GETATTR (with STATX) / GETXATTR:"
+			l=""
+			for vd in "$sv xattr" "$sv killpriv2" "$sv noxattr" "unpatched xattr" "ours xattr" "ours killpriv2" "ours noxattr"; do
+				# shellcheck disable=SC2086 # a variant and a daemon
+				set -- $vd
+				grep -q "^$w,$1,$2,getattr," "$csv" || continue
+				l="$l${l:+; }$(echo "$1 $2" | sed 's/^stock-dio /stock direct-io /') $(awk -v a="$(bench_count "$csv" getattr $w "$1" "$2" 0)" \
+					-v x="$(bench_count "$csv" getxattr $w "$1" "$2" 0)" -v n="$(bench_writes "$csv" $w "$1" "$2")" \
+					'BEGIN { if (n) printf "%.2f / %.2f", 1000 * a / n, 1000 * x / n; else printf "– / –" }')"
+			done
+			echo "$l."
+		fi
+		if grep -q "^$w,overlayfs," "$outdir/medians.csv"; then
+			echo
+			echo "**Reference: overlayfs** on the same file (upper dir on the same XFS, the file"
+			echo "hard-linked into it; no FUSE): its async writes take the same upstream"
+			echo "fs/backing-file.c path as passthrough's, with its inode lock held exclusively"
+			echo "around the submission (ovl_write_iter()); ours holds it shared. Ratios of medians:"
+			echo
+			echo "| jobs | raw XFS | overlayfs | ours | stock noxattr | ours noxattr | overlayfs/raw | ours/raw | stock noxattr/raw | ours noxattr/raw | ours/overlayfs |"
+			echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+			awk -F, -v w=$w '$1 == w { print $4 }' "$outdir/medians.csv" | sort -nu | while read -r n; do
+				r=$(med $w raw - "$n") o=$(med $w overlayfs - "$n") u=$(med $w ours xattr "$n")
+				sn=$(med $w stock noxattr "$n") un=$(med $w ours noxattr "$n")
+				echo "| $n | $(cell $w raw - "$n") | $(cell $w overlayfs - "$n") | $(cell $w ours xattr "$n") |" \
+					"$(cell $w stock noxattr "$n") | $(cell $w ours noxattr "$n") |" \
+					"$(ratio "$o" "$r") | $(ratio "$u" "$r") | $(ratio "$sn" "$r") | $(ratio "$un" "$r") | $(ratio "$u" "$o") |"
+			done
+		fi
 	done
 	if grep -q "^stat," "$outdir/medians.csv"; then
 		echo
@@ -123,7 +156,7 @@ if command -v gnuplot > /dev/null; then
 		esac
 		p=""
 		for s in "raw,-,raw XFS" "stock,xattr,stock passthrough" "stock-dio,xattr,stock direct-io" "unpatched,xattr,unpatched base" \
-			 "ours,xattr,ours" "ours,noxattr,ours, daemon without xattrs"; do
+			 "ours,xattr,ours" "ours,noxattr,ours, daemon without xattrs" "overlayfs,-,overlayfs (reference)"; do
 			key=$(echo "$s" | cut -d, -f1,2)
 			f=$outdir/$w.$(echo "$key" | tr ',' '-').dat
 			awk -F, -v k="$w,$key" '$1 "," $2 "," $3 == k { print $4, $5, $6, $7 }' \

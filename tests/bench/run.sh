@@ -6,7 +6,9 @@
 # Not a timed test: it measures and prints, it asserts nothing.
 #
 # usage: tests/bench/run.sh KVER...
-# environment: FB_BENCH_REPS, FB_BENCH_RUNTIME, FB_BENCH_QUICK (see tests/vm/guest/bench.sh)
+# environment: FB_BENCH_REPS, FB_BENCH_RUNTIME, FB_BENCH_QUICK,
+#   FB_BENCH_WORKLOADS, FB_BENCH_VARIANTS, FB_BENCH_PERF (see tests/vm/guest/bench.sh;
+#   FB_BENCH_VARIANTS is checked here before anything is built)
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
@@ -14,6 +16,16 @@ cd "$top" || exit 1
 die() { [ -n "${res:-}" ] && rmdir "$res" 2> /dev/null; echo "bench: $*" >&2; exit 1; }
 # shellcheck source=tests/lib/results.sh
 . "$top/tests/lib/results.sh"
+# shellcheck source=tests/bench/lib.sh
+. "$top/tests/bench/lib.sh"
+[ -z "${FB_BENCH_VARIANTS+x}" ] || bench_variants_ok "$FB_BENCH_VARIANTS" ||
+	die "FB_BENCH_VARIANTS must be names from 'raw overlayfs stock unpatched ours', not '$FB_BENCH_VARIANTS'"
+# the knobs set, in the command meta.txt records (as tests/bench/ab.sh)
+bench_env=""
+for v in FB_BENCH_REPS FB_BENCH_RUNTIME FB_BENCH_QUICK FB_BENCH_WORKLOADS FB_BENCH_VARIANTS FB_BENCH_PERF; do
+	eval "l=\${$v:-}"
+	[ -n "$l" ] && bench_env="$bench_env$v=\"$l\" "
+done
 mkdir -p build
 
 for kver in "$@"; do
@@ -27,15 +39,17 @@ for kver in "$@"; do
 	res=$(fb_results_dir bench "$kver") || die "cannot make the results directory"
 	mkdir -p "$out" "$res"
 	csv=$out/bench-$kver.csv
-	rm -f "$csv"
+	rm -rf "$csv" "${csv%.csv}.perf"
 	FB_OUT=$out FB_MODDIR="$top/build/$kver" FB_MODDIR_UNPATCHED="$top/build/$kver-unpatched" \
 		"$top/tests/vm/boot.sh" --kver "$kver" --timeout 3600 --log "$out/bench-$kver.log" -- \
 		sh "$top/tests/vm/guest/bench.sh" "$csv" ||
 		die "the benchmark VM run failed (log: $out/bench-$kver.log)"
 	cp "$csv" "$res/raw.csv"
+	# FB_BENCH_PERF's profiles (tests/vm/guest/bench.sh)
+	[ -d "${csv%.csv}.perf" ] && cp -r "${csv%.csv}.perf" "$res/perf"
 	sh tests/bench/report.sh "$res/raw.csv" "$res" "fuse-backport $(modinfo -F version "$(find "$top/build/$kver" -maxdepth 1 -name "*.ko" | head -n 1)") on Debian $kver, QEMU TCG 2 vCPUs" ||
 		die "cannot make the report"
-	fb_meta_write "$res" "make bench KVER=$kver (tests/bench/run.sh $*)" \
+	fb_meta_write "$res" "${bench_env}make bench KVER=$kver (tests/bench/run.sh $*)" \
 		"module: $(modinfo -F version "$(find "$top/build/$kver" -maxdepth 1 -name "*.ko" | head -n 1)")"
 	res=""
 done

@@ -10,23 +10,36 @@
 #              does in passthrough (fbtestd --backing-direct)
 #   unpatched  our module without the series (same daemon flags)
 #   ours       our module with the series
+#   overlayfs  (aio only) an overlayfs mount whose upper dir holds a hard
+#              link to the same file on the same XFS: a reference with no
+#              FUSE in it whose async writes take the same upstream path as
+#              passthrough's (fs/backing-file.c, backing_file_write_iter())
 # and daemon flavors: xattr (getxattr answered from the backing file),
 # killpriv2 (FUSE_HANDLE_KILLPRIV_V2), noxattr (ENOSYS for xattrs).
 # Workloads:
 #   lat   null_blk completion delay 50 us (irqmode=2): psync randwrite 4k
 #         direct, numjobs 1 2 4 8 (latency-bound: a serialized path stays flat)
-#   aio   no delay: libaio iodepth 64 randwrite 4k direct, numjobs 1 2 4
+#   aio   no delay: libaio iodepth 64 randwrite 4k direct, numjobs 1 2 4;
+#         every daemon flavor, overlayfs beside raw
 #   stat  as lat with numjobs 4 and the xattr daemon (attr_timeout 1 s), each
 #         FUSE variant without ("nostat") and with ("statloop") a process
 #         stat(2)ing the file once a millisecond (tests/bin/fbstatloop):
 #         our writes change ctime, and the privilege cache must survive
 #         the refreshes (GETXATTR counted)
-# Writes one CSV line per run: workload,variant,daemon,numjobs,rep,iops
+# Writes one CSV line per run: workload,variant,daemon,numjobs,rep,iops;
+# and per FUSE variant and daemon the requests its daemon saw over all its
+# runs: numjobs "getxattr" (GETXATTR) and "getattr" (GETATTR + STATX), rep 0
 #
 # usage: tests/vm/guest/bench.sh OUT.csv
 # environment: FB_MODDIR, FB_MODDIR_UNPATCHED, FB_BENCH_REPS (3),
 #              FB_BENCH_RUNTIME (seconds per run, 4), FB_BENCH_QUICK=1,
-#              FB_BENCH_WORKLOADS ("lat aio stat")
+#              FB_BENCH_WORKLOADS ("lat aio stat"),
+#              FB_BENCH_VARIANTS ("raw overlayfs stock unpatched ours": the
+#              variants of the lat and aio workloads, run in that order),
+#              FB_BENCH_PERF ("": none; e.g. "raw/- overlayfs/- ours/xattr
+#              stock/noxattr": after the counted runs of each such
+#              variant/daemon, one more at its first numjobs under perf,
+#              its profile in OUT.perf/WORKLOAD-VARIANT-DAEMON.txt)
 out=${1:?usage: bench.sh OUT.csv}
 FB_TOP=$(cd "$(dirname "$0")/../../.." && pwd)
 export FB_TOP
@@ -36,6 +49,8 @@ reps=${FB_BENCH_REPS:-3}
 
 die() { echo "bench: $*" >&2; exit 1; }
 
+variants=${FB_BENCH_VARIANTS:-raw overlayfs stock unpatched ours}
+bench_variants_ok "$variants" || die "FB_BENCH_VARIANTS must be names from 'raw overlayfs stock unpatched ours', not '$variants'"
 bench_devices || die "cannot make the null_blk devices (null_blk with configfs, XFS)"
 
 mkdir -p "$FB_SCRATCH"
@@ -62,16 +77,20 @@ for w in lat aio; do
 	esac
 	[ "${FB_BENCH_QUICK:-0}" = 1 ] && jobs="1 4"
 	bench_prewrite "$xfs"
-	for v in raw stock unpatched ours; do
+	for v in $variants; do
+		[ "$v" = overlayfs ] && [ $w != aio ] && continue
 		daemons="xattr killpriv2 noxattr"
-		[ $v = raw ] && daemons=-
-		[ $v = unpatched ] && daemons=xattr
-		[ $w = aio ] && [ $v != raw ] && daemons=xattr
-		[ $v = stock ] && [ "$stock_mode" = direct ] && daemons=xattr
+		case $v in raw | overlayfs) daemons=- ;; esac
+		[ "$v" = unpatched ] && daemons=xattr
+		[ "$v" = stock ] && [ "$stock_mode" = direct ] && daemons=xattr
 		for d in $daemons; do
 			vname=$v
-			if [ $v = raw ]; then
+			if [ "$v" = raw ]; then
 				dir=$xfs
+			elif [ "$v" = overlayfs ]; then
+				dir=$FB_SCRATCH/ovl
+				bench_overlay "$xfs" "$dir" 2> "$FB_SCRATCH/mount.err" ||
+					die "mount overlayfs: $(cat "$FB_SCRATCH/mount.err")"
 			else
 				fb_use "$v" > /dev/null 2>&1 || die "cannot load $v"
 				FB_BACK=$xfs
@@ -81,7 +100,7 @@ for w in lat aio; do
 				noxattr) extra="--no-xattr" ;;
 				esac
 				mode=passthrough
-				if [ $v = stock ]; then
+				if [ "$v" = stock ]; then
 					mode=$stock_mode
 					# the daemon honours O_DIRECT as passthrough does:
 					# both reach the delayed device
@@ -102,12 +121,32 @@ for w in lat aio; do
 					r=$((r + 1))
 				done
 			done
-			if [ $v != raw ]; then
+			case $v in
+			raw | overlayfs) ;;
+			*)
 				getx=$(fb_stat op_GETXATTR)
-				echo "bench: $w $vname $d: daemon saw ${getx:-0} GETXATTR"
+				geta=$(fb_stat op_GETATTR) statx=$(fb_stat op_STATX)
+				geta=$((${geta:-0} + ${statx:-0}))
+				echo "bench: $w $vname $d: daemon saw ${getx:-0} GETXATTR, $geta GETATTR/STATX"
 				echo "$w,$vname,$d,getxattr,0,${getx:-0}" >> "$out"
-				fb_umount
-			fi
+				echo "$w,$vname,$d,getattr,0,$geta" >> "$out"
+				;;
+			esac
+			# after the counts: the profiled run is not one of the counted
+			case " ${FB_BENCH_PERF:-} " in
+			*" $vname/$d "*)
+				mkdir -p "${out%.csv}.perf"
+				# shellcheck disable=SC2086 # the first numjobs
+				set -- $jobs
+				bench_perf "$dir" $w "$1" "${out%.csv}.perf/$w-$vname-$d.txt"
+				echo "bench: $w $vname $d: perf profile in ${out%.csv}.perf/$w-$vname-$d.txt"
+				;;
+			esac
+			case $v in
+			raw) ;;
+			overlayfs) bench_overlay_off "$xfs" "$dir" || die "cannot unmount the overlayfs on $dir" ;;
+			*) fb_umount ;;
+			esac
 		done
 	done
 done
@@ -121,7 +160,7 @@ case " $workloads " in
 	xfs=/tmp/nbdelay
 	bench_prewrite "$xfs"
 	for v in stock unpatched ours; do
-		[ $v = stock ] && [ "$stock_mode" = direct ] && continue
+		[ "$v" = stock ] && [ "$stock_mode" = direct ] && continue
 		fb_use "$v" > /dev/null 2>&1 || die "cannot load $v"
 		FB_BACK=$xfs
 		fb_mount --mode passthrough --parallel --threads 4 2> "$FB_SCRATCH/mount.err" ||
