@@ -6,10 +6,13 @@
 #   - the root is Debian 13 (/etc/debian_version 13.x), its fusermount3 is
 #     3.17, and libfuse's passthrough_hp, built unmodified from trixie's own
 #     fuse3 source package, links Debian's libfuse3.so.4;
-#   - with the takeover on, `passthrough_hp --passthrough` mounts -t fuse on
-#     /dev/fuse and is served by ours (its connection is in our control fs,
-#     not the built-in's, and our refcount rises: the takeover suite's
-#     test); 3 MB byte for byte (cold cache) and 4 parallel writers on one
+#   - with the takeover on, passthrough_hp mounts -t fuse on /dev/fuse, in
+#     passthrough mode (3.17.2's default: it has --nopassthrough, no
+#     --passthrough), and is served by ours (its connection is in our
+#     control fs, not the built-in's, and our refcount rises: the takeover
+#     suite's test); passthrough is in effect (bytes changed in the backing
+#     file directly are read through the mount at once, where a FUSE page
+#     cache would give the old ones); 3 MB byte for byte (cold cache) and 4 parallel writers on one
 #     file (tests/lib/daemons.sh), fio randwrite 4k direct with 4 jobs on
 #     one file, each verifying its own 1 MiB (crc32c); unlink, unmount, the
 #     daemon exits;
@@ -26,7 +29,7 @@ S=$FB_SCRATCH
 P=/sys/module/$FB_MODNAME/parameters/takeover
 BICTL=/sys/fs/fuse/connections
 HP=/usr/local/libexec/fuse-backport-test/passthrough_hp
-N=17
+N=18
 # the backing stores on the guest's XFS when there is one (else tmpfs)
 fb_backing_base dm
 DM_S=$FB_BASE DM_M=$S/m
@@ -67,13 +70,13 @@ is_fuse() {
 	*) false ;;
 	esac
 }
-# hp_mount: passthrough_hp --passthrough over DM_S/b on DM_M (it goes to
-# the background once mounted)
+# hp_mount: passthrough_hp over DM_S/b on DM_M, passthrough being its
+# default (it goes to the background once mounted)
 hp_mount() {
 	rm -rf "$DM_S/b"
 	mkdir -p "$DM_S/b"
 	dm_bk=$DM_S/b
-	timeout 60 "$HP" --passthrough "$DM_S/b" "$DM_M" > "$S/hp.out" 2>&1
+	timeout 60 "$HP" "$DM_S/b" "$DM_M" > "$S/hp.out" 2>&1
 }
 hp_gone() {
 	fb_wait_while 100 pgrep -f "^$HP .*$DM_S/" > /dev/null
@@ -88,8 +91,8 @@ tap_check "$(case $fv in *" 3.17."*) echo 0 ;; *) echo 1 ;; esac)" \
 	"fusermount3 is 3.17 ($fv; libfuse3-4 $(dm_version libfuse3-4))"
 lf=$(ldd "$HP" 2> /dev/null | awk '$1 ~ /^libfuse3/ { print $3 }')
 tap_check "$([ -x "$HP" ] && grep -q unmodified "$HP.source" && [ "$(readlink -f "$lf")" = "$(readlink -f /usr/lib/x86_64-linux-gnu/libfuse3.so.4)" ] &&
-	"$HP" --help 2>&1 | grep -q -- --passthrough; echo $?)" \
-	"passthrough_hp: $(head -n 1 "$HP.source" 2> /dev/null), on Debian's ${lf:-libfuse3 (not linked)}, has --passthrough"
+	"$HP" --help 2>&1 | grep -q -- '--nopassthrough.*Do not use pass-through'; echo $?)" \
+	"passthrough_hp: $(head -n 1 "$HP.source" 2> /dev/null), on Debian's ${lf:-libfuse3 (not linked)}, passthrough by default (--nopassthrough)"
 
 # 4. the takeover on
 if [ "${FB_TAKEOVER_RED:-}" = off ]; then
@@ -99,13 +102,19 @@ else
 fi
 tap_check "$([ "$(param)" = 1 ]; echo $?)" "takeover on: parameter $(param) $(head -n 1 "$S/on.err" 2> /dev/null)"
 
-# 5-9. passthrough_hp --passthrough
+# 5-10. passthrough_hp, in passthrough mode
 r0=$(refcnt)
 hp_mount
 rc=$?
 tap_check "$([ $rc = 0 ] && is_fuse "$DM_M" && ours "$DM_M" && [ "$(refcnt)" -gt "$r0" ] && timeout -k 2 30 ls "$DM_M" > /dev/null; echo $?)" \
-	"passthrough_hp --passthrough: -t $(fb_fstype "$DM_M") on /dev/fuse, served by ours (refcount $r0 -> $(refcnt)) (exit $rc $(head -n 1 "$S/hp.out"))"
+	"passthrough_hp: -t $(fb_fstype "$DM_M") on /dev/fuse, served by ours (refcount $r0 -> $(refcnt)) (exit $rc $(head -n 1 "$S/hp.out"))"
 if fb_mounted "$DM_M"; then
+	head -c 65536 /dev/zero | tr '\0' a > "$DM_M/pt"
+	cat "$DM_M/pt" > /dev/null
+	head -c 65536 /dev/zero | tr '\0' b | dd of="$DM_S/b/pt" conv=notrunc status=none
+	tap_check "$([ "$(tr -d b < "$DM_M/pt" | wc -c)" = 0 ] && [ "$(stat -c %s "$DM_M/pt")" = 65536 ]; echo $?)" \
+		"passthrough_hp: passthrough in effect: 64 KiB rewritten in the backing file directly are read through the mount at once ($(head -c 1 "$DM_M/pt"); a FUSE page cache would give a)"
+	rm -f "$DM_M/pt"
 	dm_check_big passthrough_hp
 	tap_check $? "passthrough_hp: 3 MB written and read back byte for byte (cold cache), the same bytes in the backing store"
 	dm_check_parallel
@@ -120,6 +129,7 @@ if fb_mounted "$DM_M"; then
 	dm_check_unlink && dm_umount "$HP" && hp_gone
 	tap_check $? "passthrough_hp: unlink, unmount, the daemon exits"
 else
+	tap_check 1 "passthrough_hp: passthrough in effect (not mounted)"
 	tap_check 1 "passthrough_hp: 3 MB (not mounted)"
 	tap_check 1 "passthrough_hp: 4 writers (not mounted)"
 	tap_check 1 "passthrough_hp: fio (not mounted)"
@@ -132,7 +142,7 @@ cleanup_mnt() {
 }
 cleanup_mnt
 
-# 10-15. Debian 13's mergerfs and fuse-overlayfs, their own mounts
+# 11-16. Debian 13's mergerfs and fuse-overlayfs, their own mounts
 for d in mergerfs fuse-overlayfs; do
 	ver=$(dm_version "$d")
 	dm_cmd "$d"
@@ -154,7 +164,7 @@ for d in mergerfs fuse-overlayfs; do
 	cleanup_mnt
 done
 
-# 16-17. the takeover off: the same daemon's mount is the built-in's
+# 17-18. the takeover off: the same daemon's mount is the built-in's
 echo 0 > "$P" 2> "$S/off.err"
 hp_mount
 rc=$?
