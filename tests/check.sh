@@ -300,6 +300,9 @@ for k in $vm_kvers; do
 	section "vm-$k" vm_run "$k" $first
 	first=0
 done
+# The debian13 suite in a guest whose root is Debian 13 (dev/guest-root.sh),
+# on the tier's debian13-kernels (the full tier's; the default tier skips it).
+section vm-debian13 sh tests/vm/debian13.sh
 for k in $splice_stock_kvers; do
 	section "splice-stock-$k" sh tests/splice/stock.sh "$k"
 done

@@ -3,7 +3,7 @@
 # Boot a Debian kernel in QEMU and run one command in it as root.
 #
 # usage: tests/vm/boot.sh [--kver KVER | --kdir TREE] [--cpus N] [--mem MB]
-#                        [--timeout SEC] [--log FILE] [--rw] -- CMD [ARGS...]
+#                        [--timeout SEC] [--log FILE] [--rw | --root DIR] -- CMD [ARGS...]
 #
 #   --kver KVER    Debian kernel to boot (default 6.12.95+deb12-amd64); fetched
 #                  through tests/vm/kernel.sh when not installed
@@ -16,6 +16,16 @@
 #   --log FILE     the run's log (default $FB_OUT/run.XXXXXX/vm.log; the last
 #                  one is also linked as $FB_OUT/last.log)
 #   --rw           share the host's whole root read-write (default: read-only)
+#   --root DIR     the guest's root is DIR, another system's root (a Debian 13
+#                  one: dev/guest-root.sh), read-only, not the host's (vng
+#                  --root); not with --kdir or --rw. Before the boot, the
+#                  booted kernel's /lib/modules/KVER is hard-linked into
+#                  DIR/usr/lib/modules/KVER (again when the host's modules.dep
+#                  is another file), and the mount points of the shared
+#                  directories below are made in DIR. The repository this
+#                  script is in is shared at its own path, read-write when
+#                  the results directory is in it (then that is the one
+#                  share), else read-only beside the results directory
 #
 # Exit status: CMD's own. 124 when the timeout hit, 125 when the guest did not
 # boot or died (panic) before CMD ended, 130 when interrupted, 2 on bad usage,
@@ -26,6 +36,8 @@
 #   - the host's root is the guest's root, over 9p, read-only (writes to /etc,
 #     /usr, /var, /home, ... land in throw-away overlays); with --rw it is the
 #     host's root read-write, so the guest can change the host: use with care;
+#     with --root DIR it is DIR, read-only with the same overlays, and of the
+#     host only the repository and the results directory are seen;
 #   - ${FB_OUT:-/tmp/fb-vm} is shared read-write at the same path: results
 #     written there are on the host after the run ($FB_RUNDIR is this run's
 #     directory in it);
@@ -57,7 +69,7 @@
 # runs udevd in the guest), busybox-static, kmod, util-linux, coreutils.
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(cd "$(dirname "$0")" && pwd -P)
 prog=vm
 
 usage() {
@@ -81,11 +93,13 @@ mem=2048
 tmo=900
 log=
 rw=0
+root=
 while [ $# -gt 0 ]; do
 	case $1 in
-	--kver | --kdir | --cpus | --mem | --timeout | --log)
+	--kver | --kdir | --cpus | --mem | --timeout | --log | --root)
 		[ $# -ge 2 ] || bad "$1 needs a value"
 		case $1 in
+		--root) root=$2 ;;
 		--kver) kver=$2 ;;
 		--kdir) kdir=$2 ;;
 		--cpus) cpus=$2 ;;
@@ -101,6 +115,7 @@ while [ $# -gt 0 ]; do
 	--mem=*) mem=${1#*=} && shift ;;
 	--timeout=*) tmo=${1#*=} && shift ;;
 	--log=*) log=${1#*=} && shift ;;
+	--root=*) root=${1#*=} && shift ;;
 	--rw) rw=1 && shift ;;
 	--) shift && break ;;
 	-h | --help) usage ;;
@@ -111,6 +126,21 @@ done
 posint --cpus "$cpus"
 posint --mem "$mem"
 posint --timeout "$tmo"
+if [ -n "$root" ]; then
+	[ -z "$kdir" ] || bad "--root and --kdir cannot be used together"
+	[ "$rw" = 0 ] || bad "--root and --rw cannot be used together"
+	d=$(cd "$root" 2> /dev/null && pwd -P) || bad "--root: no directory '$root'"
+	root=$d
+	case $root in
+	/) bad "--root /: that is the default" ;;
+	*[[:space:]=,]*) bad "--root $root cannot be shared (no blanks, '=' or ',')" ;;
+	esac
+	# vng would fetch an Ubuntu image into a directory that does not exist,
+	# and boots nothing useful from one without a shell.
+	if [ ! -x "$root/bin/sh" ] || [ ! -d "$root/etc" ]; then
+		bad "--root $root is not a system's root (no bin/sh or etc)"
+	fi
+fi
 
 for t in vng timeout mkfifo tee; do
 	command -v "$t" >/dev/null 2>&1 || {
@@ -158,6 +188,26 @@ if [ -n "$kdir" ]; then
 elif ! vmlinuz=$("$here/kernel.sh" "$kver" 2>>"$log"); then
 	echo "$prog: boot failed: $(tail -n 1 "$log")" >&2
 	exit 1
+fi
+
+# Another root: the kernel's modules in it (virtme-init uses the root's
+# /lib/modules with --root), hard links where the file system allows; the
+# mount points of what is shared (a read-only 9p root cannot get them in
+# the guest).
+top=$(cd "$here/../.." && pwd -P)
+if [ -n "$root" ]; then
+	gm=$root/lib/modules/$kver
+	if [ "$(stat -L -c %d:%i "$gm/modules.dep" 2> /dev/null)" != "$(stat -L -c %d:%i "/lib/modules/$kver/modules.dep")" ]; then
+		rm -rf --one-file-system "$gm"
+		if ! mkdir -p "$gm" || ! { cp -al "/lib/modules/$kver/." "$gm/" 2> /dev/null || cp -a "/lib/modules/$kver/." "$gm/"; }; then
+			echo "$prog: boot failed: cannot put /lib/modules/$kver into $root" >&2
+			exit 1
+		fi
+	fi
+	if ! mkdir -p "$root$top" "$root$out"; then
+		echo "$prog: boot failed: cannot make the mount points $top and $out in $root" >&2
+		exit 1
+	fi
 fi
 
 # Single-quote a word for sh, keeping any trailing newlines.
@@ -208,12 +258,19 @@ set -- vng --run "$vmlinuz" --disable-kvm --disable-microvm --force-9p \
 # refuses --rwdir then.
 if [ "$rw" = 1 ]; then
 	set -- "$@" --rw
+elif [ -n "$root" ]; then
+	# vng mounts every --rwdir before any --rodir: the results directory in
+	# the repository is reached through the repository's one share.
+	case $out/ in
+	"$top"/*) set -- "$@" --root "$root" --rwdir "$top=$top" ;;
+	*) set -- "$@" --root "$root" --rodir "$top=$top" --rwdir "$out=$out" ;;
+	esac
 else
 	set -- "$@" --rwdir "$out=$out"
 fi
 
 {
-	echo "$prog: kernel $kver ($vmlinuz), $cpus vCPUs, ${mem} MiB, timeout ${tmo} s, root $([ "$rw" = 1 ] && echo rw || echo ro), results $out"
+	echo "$prog: kernel $kver ($vmlinuz), $cpus vCPUs, ${mem} MiB, timeout ${tmo} s, root $([ "$rw" = 1 ] && echo rw || echo ro)${root:+ $root}, results $out"
 	echo "$prog: cwd $cwd; CMD: $(sed 's/^set -- //' "$rundir/cmd")"
 } >>"$log"
 

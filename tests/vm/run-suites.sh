@@ -12,7 +12,9 @@
 #   (suites stock leaves out besides those); FB_KDIR (a built
 #   kernel tree whose release is KVER: build against it and boot it instead of
 #   Debian's image, as tests/debug/run.sh does); FB_VM_TARGETS (the targets,
-#   in order, default "stock ours unpatched"); FB_VM_MEM (guest MiB)
+#   in order, default "stock ours unpatched"); FB_VM_MEM (guest MiB);
+#   FB_VM_ROOT (boot with another root, tests/vm/boot.sh --root: the
+#   Debian 13 guest root of dev/guest-root.sh, tests/vm/debian13.sh)
 set -u
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -102,7 +104,7 @@ mkdir -p "$results"
 # on stock as well, as a check of the tests themselves, only with
 # FB_CHECK_FULL=1 or FB_STOCK_ALL=1 (12 minutes a kernel under TCG).
 # FB_STOCK_DROP: more suites stock does not run (make check's default tier).
-stock_drop="splice takeover ${FB_STOCK_DROP:-}"
+stock_drop="splice takeover debian13 ${FB_STOCK_DROP:-}"
 [ "${FB_CHECK_FULL:-0}" = 1 ] || [ "${FB_STOCK_ALL:-0}" = 1 ] ||
 	stock_drop="$stock_drop integrity aio faults badinput"
 stock_suites=,$suites,
@@ -134,6 +136,7 @@ echo "$kver" > "$results/kver"
 echo "run-suites: $kver: suites $suites"
 boot="--kver $kver"
 [ -n "${FB_KDIR:-}" ] && boot="--kdir $FB_KDIR"
+[ -n "${FB_VM_ROOT:-}" ] && boot="$boot --root $FB_VM_ROOT"
 # shellcheck disable=SC2086 # one word per target; boot: option and value
 FB_OUT=$out FB_MODDIR="$top/build/$kver" FB_MODDIR_UNPATCHED="$top/build/$kver-unpatched" \
 	FB_KMOD_DIR=$kmod "$top/tests/vm/boot.sh" $boot --mem "${FB_VM_MEM:-2048}" --timeout "${FB_TIMEOUT:-2700}" \
