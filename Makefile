@@ -118,8 +118,8 @@ kmod-deb: import-all
 
 # Signed apt and dnf repositories of build/pkg in build/repo (docs/packaging.md,
 # "Repositories"): REPO_KEY is the operator's GnuPG signing key. make repo
-# publishes to the apt canary channel; repo-promote gives stable what canary
-# serves, repo-rollback gives stable back its previous snapshot.
+# publishes to the canary channel (apt and dnf); repo-promote gives stable
+# what canary serves, repo-rollback gives stable back its previous snapshot.
 repo:
 	REPO_KEY="$(REPO_KEY)" sh dev/repo.sh publish
 repo-promote:

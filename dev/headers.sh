@@ -160,7 +160,8 @@ install)
 	pkgs=""
 	for k in "$@"; do
 		# shellcheck disable=SC2016 # dpkg-query's format, not the shell's
-		st=$(in_root "$r" dpkg-query -W -f '${Status}' "linux-headers-$k" 2> /dev/null)
+		# (dpkg-query fails for a package dpkg never heard of: a fresh root)
+		st=$(in_root "$r" dpkg-query -W -f '${Status}' "linux-headers-$k" 2> /dev/null) || st=""
 		[ "$st" = "install ok installed" ] || pkgs="$pkgs linux-headers-$k"
 	done
 	[ -n "$pkgs" ] || exit 0

@@ -7,29 +7,36 @@
 # rpmsign and its repomd.xml by gpg (repo_gpgcheck). Run again with newer
 # packages: they are added next to the ones there.
 #
-# The apt repository serves every codename of CODENAMES, each in two
-# channels: canary (distribution <codename>-canary) and stable
-# (<codename>). Each publish makes an aptly snapshot of everything added so
-# far and canary serves it; promote gives stable the snapshot canary
-# serves; rollback gives stable back the one it served before the last
-# promote. Every index lists the arch:all packages for each architecture
-# of ARCHS (and in binary-all); Origin and Label are ORIGIN and LABEL. The
-# dnf repository has one channel: what was published.
+# Both serve two channels, canary and stable: the apt repository for every
+# codename of CODENAMES (distributions <codename>-canary and <codename>),
+# the dnf one as two repositories (OUT/rpm-canary and OUT/rpm). Each
+# publish makes a snapshot of every package added so far (fb-1, fb-2, ...,
+# one number for apt's and dnf's) and canary serves it; promote gives
+# stable the snapshot canary serves; rollback gives stable back the one it
+# served before the last promote. apt's snapshots are aptly's; dnf's are
+# directories, each a signed repository (OUT/dnf/snapshots/fb-N), a copy of
+# which (hard links) is what a channel serves. Every apt index lists the
+# arch:all packages for each architecture of ARCHS (and in binary-all);
+# Origin and Label are ORIGIN and LABEL.
 #
 # usage: dev/repo.sh [publish]   add the packages of PKG (canary serves them)
-#        dev/repo.sh promote     apt: stable serves what canary serves
-#        dev/repo.sh rollback    apt: stable serves what it served before the
+#        dev/repo.sh promote     stable serves what canary serves
+#        dev/repo.sh rollback    stable serves what it served before the
 #                                last promote
-#        dev/repo.sh status      what each distribution serves
+#        dev/repo.sh status      what each distribution and dnf channel
+#                                serves
 # environment: REPO_KEY   the signing key (fingerprint, id or user id) in
 #                         the operator's GnuPG keyring (GNUPGHOME); required
 #                         but for status
 #              PKG        packages to publish (default build/pkg)
 #              OUT        the repositories (default build/repo): OUT/apt,
-#                         OUT/rpm, OUT/fuse-backport.gpg (binary, for apt's
-#                         Signed-By), OUT/RPM-GPG-KEY-fuse-backport (armored);
-#                         aptly's database and stable's history in
-#                         OUT/aptly (not to be served)
+#                         OUT/rpm (dnf's stable channel), OUT/rpm-canary,
+#                         OUT/fuse-backport.gpg (binary, for apt's
+#                         Signed-By), OUT/RPM-GPG-KEY-fuse-backport
+#                         (armored); aptly's database and apt stable's
+#                         history in OUT/aptly, dnf's packages, snapshots
+#                         and stable's history in OUT/dnf (neither to be
+#                         served)
 #              CODENAMES  apt codenames (default "bookworm trixie"; CODENAME,
 #                         one, is read too)
 #              ARCHS      architectures of the apt indexes (default
@@ -67,36 +74,57 @@ if [ "$what" != status ]; then
 	fpr=$(gpg --batch --with-colons --list-secret-keys "$key" | awk -F: '$1 == "fpr" { print $10; exit }')
 fi
 
-# --- apt: aptly, its snapshots and the channels ----------------------------------
+# --- the channels, apt's and dnf's ---------------------------------------------------
+# Each kind of repository (BK: apt, dnf) gives the channel bookkeeping below
+# what it needs, as functions named BK_...:
+#   BK_there          it has a repository in OUT
+#   BK_dists CHANNEL  its distributions of CHANNEL (canary, stable, or all:
+#                     each canary one before its stable one), one a line
+#   BK_served DIST    the snapshot DIST serves (nothing when none)
+#   BK_published DIST DIST is there, whatever it serves
+#   BK_pub DIST SNAP  DIST serves SNAP (signed)
+#   BK_holds SNAP     SNAP's fuse-backport-dkms versions, on one line
+#   BK_history        the file of stable's snapshots, oldest first
+# A distribution published by an older dev/repo.sh, from no snapshot,
+# serves one at the next promote.
+
+# --- apt: aptly, its snapshots ---------------------------------------------------
 # aptly, not reprepro: bookworm's reprepro (5.3) keeps one version of a
 # package per distribution, and a rollback needs the older one there too.
 # aptly's local repository keeps every version added; a snapshot of it is
-# what a channel serves, published to OUT/apt (one prefix, one pool).
-history=$out/aptly/stable.history
+# what a distribution serves, published to OUT/apt (one prefix, one pool).
 aptly_conf() {
 	mkdir -p "$out/aptly"
 	archs_json=$(for x in $archs; do printf '"%s", ' "$x"; done)
-	cat > "$out/aptly.conf" <<-EOF
+	cat > "$out/aptly.conf" <<-EOT
 	{
 	  "rootDir": "$out/aptly",
 	  "gpgProvider": "gpg",
 	  "architectures": [${archs_json%, }],
 	  "FileSystemPublishEndpoints": { "repo": { "rootDir": "$out/apt", "linkMethod": "copy" } }
 	}
-	EOF
+	EOT
 }
 a() { aptly -config="$out/aptly.conf" "$@"; }
-# served DIST: the snapshot DIST serves (nothing when it is not published
-# from a snapshot)
-served() {
+apt_there() { [ -f "$out/aptly.conf" ]; }
+apt_dists() {
+	for c in $codenames; do
+		case $1 in
+		canary) echo "$c-canary" ;;
+		stable) echo "$c" ;;
+		all) printf '%s-canary\n%s\n' "$c" "$c" ;;
+		esac
+	done
+}
+apt_served() {
 	a publish show "$1" filesystem:repo:. 2> /dev/null | sed -n 's/^ *main: \([^ ]*\) \[snapshot\].*/\1/p'
 }
-# pub DIST SNAPSHOT: DIST serves SNAPSHOT, signed. A distribution an older
-# dev/repo.sh published straight from the local repository is published
-# again from the snapshot.
-pub() {
-	if a publish show "$1" filesystem:repo:. > /dev/null 2>&1; then
-		if [ -n "$(served "$1")" ]; then
+apt_published() { a publish show "$1" filesystem:repo:. > /dev/null 2>&1; }
+# A distribution an older dev/repo.sh published straight from the local
+# repository is published again from the snapshot.
+apt_pub() {
+	if apt_published "$1"; then
+		if [ -n "$(apt_served "$1")" ]; then
 			a publish switch -batch -gpg-key="$fpr" "$1" filesystem:repo:. "$2" > "$out/aptly-pub.log" 2>&1 || {
 				cat "$out/aptly-pub.log" >&2
 				die "aptly publish switch $1 to $2 failed"
@@ -115,64 +143,125 @@ pub() {
 		die "aptly publish snapshot $2 as $1 failed"
 	}
 }
-# holds SNAPSHOT: its fuse-backport-dkms versions, on one line
-holds() {
+apt_holds() {
 	a snapshot search "$1" 'Name (fuse-backport-dkms)' 2> /dev/null | sed -n 's/^fuse-backport-dkms_\([^_]*\)_.*/\1/p' | tr '\n' ' ' | sed 's/ $//'
+}
+apt_history() { echo "$out/aptly/stable.history"; }
+
+# --- dnf: createrepo_c, snapshots as directories ---------------------------------
+# OUT/dnf/pool: every signed package published; OUT/dnf/snapshots/fb-N: a
+# repository of the pool's packages at the publish that made it (hard
+# links, its repodata signed), its name in its file SNAPSHOT. A channel
+# (OUT/rpm-canary, OUT/rpm) is a copy of one (hard links again), put in
+# place with two renames. The stable channel is OUT/rpm, the one
+# repository of an older dev/repo.sh: hosts keep their baseurl.
+dnf_there() { [ -d "$out/dnf/snapshots" ] || [ -f "$out/rpm/repodata/repomd.xml" ]; }
+dnf_dists() {
+	case $1 in
+	canary) echo rpm-canary ;;
+	stable) echo rpm ;;
+	all) printf 'rpm-canary\nrpm\n' ;;
+	esac
+}
+dnf_served() { cat "$out/$1/SNAPSHOT" 2> /dev/null || :; }
+dnf_published() { [ -f "$out/$1/repodata/repomd.xml" ]; }
+dnf_pub() {
+	[ -f "$out/dnf/snapshots/$2/SNAPSHOT" ] || die "dnf: no snapshot $2 in $out/dnf/snapshots"
+	rm -rf "$out/$1.new" "$out/$1.old"
+	cp -al "$out/dnf/snapshots/$2" "$out/$1.new" || die "dnf: copying snapshot $2 to $out/$1 failed"
+	[ ! -e "$out/$1" ] || mv "$out/$1" "$out/$1.old"
+	mv "$out/$1.new" "$out/$1"
+	rm -rf "$out/$1.old"
+}
+dnf_holds() {
+	for f in "$out/dnf/snapshots/$1"/fuse-backport-dkms-[0-9]*.rpm; do
+		[ -f "$f" ] && rpm -qp --qf '%{VERSION}-%{RELEASE}\n' "$f" 2> /dev/null
+	done | sort -V | tr '\n' ' ' | sed 's/ $//'
+}
+dnf_history() { echo "$out/dnf/stable.history"; }
+
+# --- the bookkeeping, for both -----------------------------------------------------
+kinds() {
+	for k in apt dnf; do
+		"${k}_there" && echo $k
+	done
+	return 0
+}
+dists1() { "${1}_dists" "$2" | tr '\n' ' ' | sed 's/ $//'; }
+# canary_snap KIND: the snapshot every canary distribution of KIND serves
+canary_snap() {
+	first=$("${1}_dists" canary | head -n 1)
+	s=$("${1}_served" "$first")
+	[ -n "$s" ] || die "$1: canary ($first) serves no snapshot: make repo first"
+	for d in $("${1}_dists" canary); do
+		[ "$("${1}_served" "$d")" = "$s" ] || die "$1: $d does not serve $s as $first does: make repo again"
+	done
+	echo "$s"
 }
 
 case $what in
+status | promote | rollback)
+	ks=$(kinds)
+	[ -n "$ks" ] || die "no repository in $out (make repo)"
+	[ "$what" = status ] || ! apt_there || aptly_conf
+	;;
+esac
+case $what in
 status)
-	[ -f "$out/aptly.conf" ] || die "no apt repository in $out (make repo)"
-	for c in $codenames; do
-		for d in "$c-canary" "$c"; do
-			s=$(served "$d")
+	for k in $ks; do
+		for d in $("${k}_dists" all); do
+			s=$("${k}_served" "$d")
 			if [ -n "$s" ]; then
-				echo "repo: apt: $d: $s (fuse-backport-dkms $(holds "$s"))"
-			elif a publish show "$d" filesystem:repo:. > /dev/null 2>&1; then
-				echo "repo: apt: $d: the local repository, as an older dev/repo.sh published it (promote to serve a snapshot)"
+				echo "repo: $k: $d: $s (fuse-backport-dkms $("${k}_holds" "$s"))"
+			elif "${k}_published" "$d"; then
+				echo "repo: $k: $d: every package, as an older dev/repo.sh published it (promote to serve a snapshot)"
 			else
-				echo "repo: apt: $d: not published"
+				echo "repo: $k: $d: not published"
 			fi
 		done
+		h=$("${k}_history")
+		[ ! -s "$h" ] || echo "repo: $k: stable's snapshots, oldest first: $(tr '\n' ' ' < "$h" | sed 's/ $//')"
 	done
-	[ ! -s "$history" ] || echo "repo: apt: stable's snapshots, oldest first: $(tr '\n' ' ' < "$history" | sed 's/ $//')"
 	exit 0
 	;;
 promote)
-	[ -f "$out/aptly.conf" ] || die "no apt repository in $out (make repo)"
-	aptly_conf
-	for c in $codenames; do
-		first=$c
-		break
+	# every kind's canary checked before any stable changes
+	for k in $ks; do
+		canary_snap "$k" > /dev/null
 	done
-	s=$(served "$first-canary")
-	[ -n "$s" ] || die "canary ($first-canary) serves no snapshot: make repo first"
-	for c in $codenames; do
-		[ "$(served "$c-canary")" = "$s" ] || die "$c-canary does not serve $s as $first-canary does: make repo again"
+	for k in $ks; do
+		s=$(canary_snap "$k")
+		for d in $("${k}_dists" stable); do
+			"${k}_pub" "$d" "$s"
+		done
+		h=$("${k}_history")
+		[ "$(tail -n 1 "$h" 2> /dev/null)" = "$s" ] || echo "$s" >> "$h"
+		echo "repo: $k: stable ($(dists1 "$k" stable)) serves $s (fuse-backport-dkms $("${k}_holds" "$s")), as canary does"
 	done
-	for c in $codenames; do
-		pub "$c" "$s"
-	done
-	[ "$(tail -n 1 "$history" 2> /dev/null)" = "$s" ] || echo "$s" >> "$history"
-	echo "repo: apt: stable ($codenames) serves $s (fuse-backport-dkms $(holds "$s")), as canary does"
 	exit 0
 	;;
 rollback)
-	[ -f "$out/aptly.conf" ] || die "no apt repository in $out (make repo)"
-	aptly_conf
-	n=$(grep -c . "$history" 2> /dev/null) || n=0
-	[ "$n" -ge 2 ] || die "stable has served no earlier snapshot (its history: $history)"
-	cur=$(tail -n 1 "$history")
-	prev=$(tail -n 2 "$history" | head -n 1)
-	for c in $codenames; do
-		pub "$c" "$prev"
+	for k in $ks; do
+		h=$("${k}_history")
+		n=$(grep -c . "$h" 2> /dev/null) || n=0
+		[ "$n" -ge 2 ] || die "$k: stable has served no earlier snapshot (its history: $h)"
 	done
-	head -n $((n - 1)) "$history" > "$history.tmp" && mv "$history.tmp" "$history"
-	echo "repo: apt: stable ($codenames) back at $prev (fuse-backport-dkms $(holds "$prev")), was $cur"
+	for k in $ks; do
+		h=$("${k}_history")
+		n=$(grep -c . "$h")
+		cur=$(tail -n 1 "$h")
+		prev=$(tail -n 2 "$h" | head -n 1)
+		for d in $("${k}_dists" stable); do
+			"${k}_pub" "$d" "$prev"
+		done
+		head -n $((n - 1)) "$h" > "$h.tmp" && mv "$h.tmp" "$h"
+		echo "repo: $k: stable ($(dists1 "$k" stable)) back at $prev (fuse-backport-dkms $("${k}_holds" "$prev")), was $cur"
+	done
 	exit 0
 	;;
 esac
 
+# --- publish ---------------------------------------------------------------------
 debs=""
 for f in "$pkg"/*.deb; do
 	case $f in *-dbgsym_*) continue ;; esac
@@ -187,10 +276,18 @@ done
 mkdir -p "$out"
 gpg --batch --yes --export "$fpr" > "$out/fuse-backport.gpg"
 gpg --batch --yes --armor --export "$fpr" > "$out/RPM-GPG-KEY-fuse-backport"
-
-# --- apt: publish -------------------------------------------------------------
-if [ -n "$debs" ]; then
+if [ -n "$debs" ] || apt_there; then
 	aptly_conf
+fi
+# The snapshot's name: the first fb-N that neither kind has.
+i=1
+while { apt_there && a snapshot show "fb-$i" > /dev/null 2>&1; } || [ -e "$out/dnf/snapshots/fb-$i" ]; do
+	i=$((i + 1))
+done
+snap=fb-$i
+
+# --- apt --------------------------------------------------------------------------
+if [ -n "$debs" ]; then
 	a repo show fuse-backport > /dev/null 2>&1 ||
 		a repo create -component=main fuse-backport > /dev/null
 	# shellcheck disable=SC2086 # a list of files
@@ -201,33 +298,46 @@ if [ -n "$debs" ]; then
 	for f in $debs; do
 		echo "repo: apt: $(dpkg-deb -f "$f" Package) $(dpkg-deb -f "$f" Version)"
 	done
-	i=1
-	while a snapshot show "fb-$i" > /dev/null 2>&1; do i=$((i + 1)); done
-	a snapshot create "fb-$i" from repo fuse-backport > /dev/null
-	for c in $codenames; do
-		pub "$c-canary" "fb-$i"
+	a snapshot create "$snap" from repo fuse-backport > /dev/null
+	for d in $(apt_dists canary); do
+		apt_pub "$d" "$snap"
 	done
-	echo "repo: apt: canary ($(for c in $codenames; do printf '%s-canary ' "$c"; done | sed 's/ $//')) serves snapshot fb-$i (fuse-backport-dkms $(holds "fb-$i")); stable: make repo-promote"
+	echo "repo: apt: canary ($(dists1 apt canary)) serves snapshot $snap (fuse-backport-dkms $(apt_holds "$snap")); stable: make repo-promote"
 fi
 
-# --- dnf --------------------------------------------------------------------
+# --- dnf --------------------------------------------------------------------------
 if [ -n "$rpms" ]; then
-	mkdir -p "$out/rpm"
+	pool=$out/dnf/pool
+	mkdir -p "$pool" "$out/dnf/snapshots"
+	# the packages of an older dev/repo.sh's one repository (signed) too
+	for f in "$out"/rpm/*.rpm; do
+		[ -f "$f" ] && [ ! -f "$pool/${f##*/}" ] && ln "$f" "$pool/${f##*/}"
+	done
 	for f in $rpms; do
 		b=$(basename "$f")
-		if [ -f "$out/rpm/$b" ]; then
+		if [ -f "$pool/$b" ]; then
 			echo "repo: rpm: $b is there already"
 			continue
 		fi
-		cp "$f" "$out/rpm/$b.tmp"
+		cp "$f" "$pool/$b.tmp"
 		rpmsign --addsign --define "_gpg_name $fpr" --define "__gpg $(command -v gpg)" \
-			"$out/rpm/$b.tmp" > /dev/null 2>&1 ||
+			"$pool/$b.tmp" > /dev/null 2>&1 ||
 			die "rpmsign failed on $b"
-		mv "$out/rpm/$b.tmp" "$out/rpm/$b"
+		mv "$pool/$b.tmp" "$pool/$b"
 		echo "repo: rpm: $b (signed)"
 	done
-	createrepo_c --update -q "$out/rpm"
+	sd=$out/dnf/snapshots/$snap
+	rm -rf "$sd.tmp"
+	mkdir "$sd.tmp"
+	ln "$pool"/*.rpm "$sd.tmp/"
+	createrepo_c -q "$sd.tmp"
 	gpg --batch --yes --local-user "$fpr" --detach-sign --armor \
-		-o "$out/rpm/repodata/repomd.xml.asc" "$out/rpm/repodata/repomd.xml"
+		-o "$sd.tmp/repodata/repomd.xml.asc" "$sd.tmp/repodata/repomd.xml"
+	echo "$snap" > "$sd.tmp/SNAPSHOT"
+	mv "$sd.tmp" "$sd"
+	for d in $(dnf_dists canary); do
+		dnf_pub "$d" "$snap"
+	done
+	echo "repo: dnf: canary ($(dists1 dnf canary)) serves snapshot $snap (fuse-backport-dkms $(dnf_holds "$snap")); stable: make repo-promote"
 fi
 echo "repo: $out (key $fpr)"

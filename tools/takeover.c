@@ -274,10 +274,14 @@ static int switch_off(void)
 /*
  * Without the takeover, the renamed module is loaded beside the built-in
  * FUSE, so that /dev/fusebp exists after boot for run and mount.fusebp.
- * The boot unit does it rather than a modules-load.d entry: that would
- * name a module drop-in kernels do not have, and systemd-modules-load
- * fails the boot's unit for it. A module that is not there for this kernel
- * is one line, not a failure: status says what is missing.
+ * fuse-backport-dkms's modules-load.d entry has usually loaded it already
+ * (systemd-modules-load.service, which this unit comes after: the name
+ * fuse-backport-boot, whose modprobe install command, scripts/load-renamed.sh,
+ * loads it where the kernel has it and is one line where it has none); this
+ * loads it where that did not run (the prebuilt modules' packages have no
+ * such entry). With TAKEOVER=yes, switch_on() finds it loaded and sets the
+ * parameter. A module that is not there for this kernel is one line, not a
+ * failure: status says what is missing.
  */
 static int boot_side_by_side(void)
 {

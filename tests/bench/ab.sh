@@ -9,7 +9,11 @@
 # measures and prints, it asserts nothing.
 #
 # usage: tests/bench/ab.sh KVER REV
-# environment: FB_BENCH_REPS (3), FB_BENCH_RUNTIME (4)
+# environment: FB_BENCH_REPS (3), FB_BENCH_RUNTIME (4),
+#   FB_BENCH_AB_AIO_JOBS ("1 4"), FB_BENCH_AB_LAT_JOBS ("4"): the numjobs of
+#   the aio and lat workloads, space-separated, each 1 to 64; passed to the
+#   guest as every FB_* is (tests/vm/boot.sh), and recorded in the command
+#   of meta.txt when set. A list is checked before anything is built.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
@@ -18,6 +22,16 @@ kver=$1
 die() { [ -n "${res:-}" ] && rmdir "$res" 2> /dev/null; echo "bench-ab: $*" >&2; exit 1; }
 # shellcheck source=tests/lib/results.sh
 . "$top/tests/lib/results.sh"
+# shellcheck source=tests/bench/lib.sh
+. "$top/tests/bench/lib.sh"
+# The numjobs lists, checked here before the builds (the guest checks again).
+jobs_env=""
+for v in FB_BENCH_AB_AIO_JOBS FB_BENCH_AB_LAT_JOBS; do
+	eval "l=\${$v:-}"
+	[ -n "$l" ] || continue
+	bench_jobs_ok "$l" || die "$v must be numjobs (1-64) separated by spaces, not '$l'"
+	jobs_env="$jobs_env$v=\"$l\" "
+done
 sha=$(git rev-parse --verify -q "$2^{commit}") || die "'$2' is no commit of this repository"
 short=$(git rev-parse --short "$sha")
 mkdir -p build/ab
@@ -61,4 +75,4 @@ rev=$2
 [ "$rev" = "$short" ] || rev="$rev, $short"
 sh tests/bench/report.sh "$res/raw.csv" "$res" "a: $va (this tree, $head) against b: $vb ($rev), Debian $kver, QEMU TCG 2 vCPUs" ||
 	die "cannot make the report"
-fb_meta_write "$res" "make bench-ab REV=$2 KVER=$kver (tests/bench/ab.sh $kver $2)" "module a: $va" "module b: $vb" "rev b: $sha"
+fb_meta_write "$res" "${jobs_env}make bench-ab REV=$2 KVER=$kver (tests/bench/ab.sh $kver $2)" "module a: $va" "module b: $vb" "rev b: $sha"

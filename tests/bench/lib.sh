@@ -7,10 +7,27 @@
 #   bench_fio DIR WORKLOAD NUMJOBS   write IOPS of one fio run on DIR/file:
 #                            randwrite 4k direct, WORKLOAD lat (psync) or aio
 #                            (libaio iodepth 64), $bench_runtime seconds
+#   bench_jobs_ok LIST       LIST is numjobs separated by spaces, at least
+#                            one, each 1 to 64 (also on the host: ab.sh)
 # Sourced after tests/lib/fuse.sh; needs FB_SCRATCH.
 bench_size=256M
 bench_runtime=${FB_BENCH_RUNTIME:-4}
 bench_nb=/sys/kernel/config/nullb
+
+bench_jobs_ok() {
+	case $1 in
+	*[!0-9\ ]*) return 1 ;;
+	esac
+	bench_n=0
+	for bench_j in $1; do
+		case $bench_j in
+		0* | ???*) return 1 ;;
+		esac
+		[ "$bench_j" -le 64 ] || return 1
+		bench_n=$((bench_n + 1))
+	done
+	[ $bench_n -gt 0 ]
+}
 
 bench_devices() {
 	modprobe null_blk nr_devices=0 > /dev/null 2>&1 || return 1

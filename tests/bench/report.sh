@@ -42,18 +42,21 @@ if [ "$(awk -F, 'NR == 1 { print NF; exit }' "$csv")" = 5 ]; then
 		echo
 		echo "fio randwrite 4k direct on one shared pre-written file, XFS on memory-backed"
 		echo "null_blk; a and b in passthrough mode, xattr daemon, attr_timeout 1 s."
-		echo "IOPS: median of $(awk -F, '{ print $8 }' "$outdir/medians.csv" | sort -n | tail -n 1) runs of ${FB_BENCH_RUNTIME:-4} s, raw, a and b in turn in each repetition."
+		echo "IOPS: median of $(awk -F, '{ print $8 }' "$outdir/medians.csv" | sort -n | tail -n 1) runs of ${FB_BENCH_RUNTIME:-4} s ±half the min–max spread, raw, a and b in turn"
+		echo "in each repetition."
 		echo
 		echo "| workload | jobs | raw XFS | a | b | a/b | a/raw | b/raw |"
 		echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-		for wn in "aio 1" "aio 4" "lat 4"; do
-			# shellcheck disable=SC2086 # workload and numjobs
-			set -- $wn
-			r=$(med "$1" raw - "$2") a=$(med "$1" a - "$2") b=$(med "$1" b - "$2")
-			echo "| $1 | $2 | $r | $a | $b | $(ratio "$a" "$b") | $(ratio "$a" "$r") | $(ratio "$b" "$r") |"
+		# every numjobs the run has (FB_BENCH_AB_AIO_JOBS, FB_BENCH_AB_LAT_JOBS)
+		for w in aio lat; do
+			awk -F, -v w=$w '$1 == w { print $4 }' "$outdir/medians.csv" | sort -nu | while read -r n; do
+				r=$(med $w raw - "$n") a=$(med $w a - "$n") b=$(med $w b - "$n")
+				echo "| $w | $n | $(cell $w raw - "$n") | $(cell $w a - "$n") | $(cell $w b - "$n") |" \
+					"$(ratio "$a" "$b") | $(ratio "$a" "$r") | $(ratio "$b" "$r") |"
+			done
 		done
 		echo
-		echo "GETXATTR the daemon saw: aio a $(getx aio a - 0), b $(getx aio b - 0); lat a $(getx lat a - 0), b $(getx lat b - 0)."
+		echo "GETXATTR the daemon saw (all runs of a workload, every numjobs): aio a $(getx aio a - 0), b $(getx aio b - 0); lat a $(getx lat a - 0), b $(getx lat b - 0)."
 	} > "$outdir/table.md"
 	cat "$outdir/table.md"
 	exit 0

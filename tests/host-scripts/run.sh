@@ -325,6 +325,10 @@ else
 	notok "the shipped config file has #FB_PREFIX=fusebp, which reads as fusebp: '$msg'"
 fi
 
+# The renamed module's load at boot (scripts/load-renamed.sh), with stubs.
+# shellcheck source=tests/host-scripts/load-renamed.sh
+. "$top/tests/host-scripts/load-renamed.sh"
+
 # 8. Probes by signature (docs/design.md, "Probes"). A fake kernel is a
 # copy of the arch part of an installed headers tree (its -common part is
 # shared) with headers of the -common part rewritten into

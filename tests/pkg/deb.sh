@@ -9,7 +9,10 @@
 # headers, a kernel that cannot have the module gets one line, apt
 # succeeds), then apt upgrade to today's product version: DKMS rebuilds, the
 # old DKMS tree and /usr/src tree are gone, every module has its base's
-# MODULE_VERSION; the modules are signed and, in a VM, load; the drop-in
+# MODULE_VERSION; the modules are signed and, in a VM, load; its
+# modules-load.d file makes systemd-modules-load load fusebp on the renamed
+# kernel (in a VM) and exit 0 with one line where there is no fusebp (the
+# drop-in kernel in a VM, this host's kernel); the drop-in
 # kernel's initramfs (made with fuse3's hook) keeps the kernel's own fuse.ko
 # under the previous package, holds ours after the upgrade and the kernel's
 # own again after apt remove; a 6.1 kernel's

@@ -66,6 +66,15 @@
 #                       takes depmod's files away, as Debian's do. Sets
 #                       pt_fake_stock (the host kernel they come from);
 #                       fails when no kernel here has them
+#   pt_boot_load WHAT [ROOT]  the package's load of the renamed module at
+#                       boot (scripts/load-renamed.sh) on this host: its
+#                       files (ROOT: an unpacked package; none: the installed
+#                       one) are those of scripts/, and systemd-modules-load
+#                       with its modules-load.d file exits 0, says in one
+#                       line that this kernel has no fusebp, loads nothing;
+#                       with the helper gone (an initramfs that copied the
+#                       configuration alone) it exits 0 and says nothing.
+#                       Three TAP lines, WHAT names the package
 
 # apt and DKMS on this host are shared with tests/dkms/run.sh and the other
 # package tests: one at a time.
@@ -331,4 +340,70 @@ pt_fake_image_deb() {
 		chmod 755 "$pt_r/DEBIAN/$pt_s"
 	done
 	dpkg-deb --root-owner-group -Znone --build "$pt_r" "$2/linux-image-$1.deb" > /dev/null
+}
+
+# The files of the renamed module's load at boot, as the packages install
+# them (debian/rules, the spec): "SOURCE PATH" a line.
+pt_boot_files="scripts/fuse-backport.modules-load.conf /usr/lib/modules-load.d/fuse-backport.conf
+scripts/fuse-backport-boot.modprobe.conf /usr/lib/modprobe.d/fuse-backport-boot.conf
+scripts/load-renamed.sh /usr/libexec/fuse-backport/load-renamed
+scripts/prefix.sh /usr/libexec/fuse-backport/prefix"
+
+# pt_modules_load ROOT HIDE: systemd-modules-load with ROOT's (empty: the
+# installed) modules-load.d file, in a mount namespace of its own: ROOT's
+# modprobe.d file in /run/modprobe.d and its /usr/libexec/fuse-backport in
+# place (tmpfs over /run and /usr/libexec); HIDE=1: that directory hidden.
+# Prints rc=N, then its output, then "fusebp: loaded|absent".
+pt_modules_load() {
+	# shellcheck disable=SC2016
+	unshare -m sh -c '
+		mount --make-rprivate / || exit 99
+		r=$1
+		if [ -n "$r" ]; then
+			mount -t tmpfs fb-run /run && mkdir /run/modprobe.d &&
+				cp "$r/usr/lib/modprobe.d/fuse-backport-boot.conf" /run/modprobe.d/ &&
+				mount -t tmpfs fb-libexec /usr/libexec && mkdir /usr/libexec/fuse-backport &&
+				cp -p "$r"/usr/libexec/fuse-backport/* /usr/libexec/fuse-backport/ || exit 99
+		fi
+		[ "$2" = 0 ] || mount -t tmpfs fb-hide /usr/libexec/fuse-backport || exit 99
+		sml=/lib/systemd/systemd-modules-load
+		[ -x "$sml" ] || sml=/usr/lib/systemd/systemd-modules-load
+		out=$("$sml" "$r/usr/lib/modules-load.d/fuse-backport.conf" 2>&1)
+		echo "rc=$?"
+		[ -z "$out" ] || echo "$out"
+		if [ -d /sys/module/fusebp ]; then echo "fusebp: loaded"; else echo "fusebp: absent"; fi' _ "$1" "$2"
+}
+
+pt_boot_load() {
+	pb_bad=""
+	pb_root=${2:-}
+	while read -r pb_src pb_dst; do
+		cmp -s "$pb_src" "$pb_root$pb_dst" || pb_bad="$pb_bad $pb_dst"
+		case $pb_dst in
+		*/libexec/*) [ -x "$pb_root$pb_dst" ] || pb_bad="$pb_bad $pb_dst(mode)" ;;
+		esac
+	done << EOF
+$pt_boot_files
+EOF
+	grep -qx fuse-backport-boot "$pb_root/usr/lib/modules-load.d/fuse-backport.conf" 2> /dev/null &&
+		grep -q "^install fuse-backport-boot /bin/sh -c .* /usr/libexec/fuse-backport/load-renamed'\$" \
+			"$pb_root/usr/lib/modprobe.d/fuse-backport-boot.conf" 2> /dev/null && [ -z "$pb_bad" ]
+	tap_check $? "$1: /usr/lib/modules-load.d/fuse-backport.conf names fuse-backport-boot, /usr/lib/modprobe.d/fuse-backport-boot.conf's install command runs /usr/libexec/fuse-backport/load-renamed (prefix beside it), the files of scripts/${pb_bad:+ (wrong or missing:$pb_bad)}"
+	pb_k=$(uname -r)
+	if modinfo -k "$pb_k" fusebp > /dev/null 2>&1; then
+		tap_skip "$1: systemd-modules-load on a kernel without fusebp" "$pb_k has a fusebp module"
+		tap_skip "$1: systemd-modules-load without the helper" "$pb_k has a fusebp module"
+		return
+	fi
+	pb_out=$(pt_modules_load "$pb_root" 0 2>&1)
+	echo "$pb_out" | sed 's/^/#   /'
+	echo "$pb_out" | grep -qx 'rc=0' && echo "$pb_out" | grep -qx 'fusebp: absent' &&
+		[ "$(echo "$pb_out" | grep -c "^fuse-backport: $pb_k has no fusebp module .*: nothing to load\$")" = 1 ] &&
+		! echo "$pb_out" | grep -q '^Failed'
+	tap_check $? "$1: systemd-modules-load with it on this host ($pb_k, no fusebp module): exit 0, one line of ours, no error, fusebp not loaded"
+	pb_out=$(pt_modules_load "$pb_root" 1 2>&1)
+	echo "$pb_out" | sed 's/^/#   /'
+	echo "$pb_out" | grep -qx 'rc=0' && ! echo "$pb_out" | grep -q '^fuse-backport:' &&
+		! echo "$pb_out" | grep -q '^Failed'
+	tap_check $? "$1: the same without /usr/libexec/fuse-backport (an initramfs with the configuration alone): exit 0, nothing said, no error"
 }

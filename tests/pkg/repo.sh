@@ -9,7 +9,14 @@
 # package in the arm64 index; hosts (apt-get and apt-cache with sources,
 # lists, cache and status of their own in the scratch directory, of amd64
 # and arm64) see the newer build on canary first, on stable after make
-# repo-promote, and the older again on stable after make repo-rollback.
+# repo-promote, and the older again on stable after make repo-rollback; an
+# arm64 host with dkms (a stub in its status) takes the arch:all package
+# (apt-get install --simulate). The dnf repository's two channels, rpm
+# (stable) and rpm-canary, each signed, seen the same way by dnf hosts of
+# their own (dnf --installroot, repoquery); make repo-status reports both
+# kinds. A repository of the previous release's dev/repo.sh, taken over by
+# today's make repo and make repo-promote, serves hosts that keep their
+# sources line and baseurl.
 #
 # apt, in a Debian 12 root (a chroot kept in FB_CACHE/bookworm-repo-root,
 # made by debootstrap at the first run: dkms, openssl and the kernel
@@ -39,7 +46,10 @@
 # require (dkms, kernel-devel, bash, make, libc) comes from one empty rpm
 # that provides those names, in an unsigned local repository; scriptlets do
 # not run (tsflags=noscripts: the scratch root has no shell);
-# tests/pkg/rpm.sh runs them.
+# tests/pkg/rpm.sh runs them. An aarch64 host (dnf --forcearch aarch64, on
+# rpm-canary) installs the noarch fuse-backport-dkms. Every dnf run has the
+# local plugin (dnf-plugins-core) off, which would keep what it installs
+# in /var/lib/dnf/plugins/local and offer it to every later run.
 #
 # usage: tests/pkg/repo.sh
 tap_suite="pkg-repo"
@@ -269,6 +279,17 @@ rel=$(hapt_ "$h/arm64" apt-cache policy 2> /dev/null | sed -n 's/^ *release \(.*
 [ "$c" = "$v1-1" ] && echo "$rel" | grep -q 'o=fuse-backport,.*l=fuse-backport'
 tap_check $? "an arm64 host on trixie (stable): apt update, $name-dkms's candidate ${c:-none} (want $v1-1); apt sees ${rel:-no release}"
 [ "$c" = "$v1-1" ] || pt_log "$h/arm64/update.log"
+# That host, with dkms installed (a stub in its dpkg status, as Debian's
+# own repository would give it): apt-get install --simulate takes the
+# arch:all package from our repository, Origin fuse-backport, suite trixie.
+printf 'Package: dkms\nStatus: install ok installed\nPriority: optional\nSection: kernel\nMaintainer: stub <stub@fuse-backport.invalid>\nArchitecture: all\nVersion: 3.0.10-8+deb12u1\nDescription: stub\n\n' > "$h/arm64/status"
+hapt_ "$h/arm64" apt-get install --simulate "$name-dkms" > "$h/arm64/sim.log" 2>&1
+rc=$?
+l=$(grep "^Inst $name-dkms " "$h/arm64/sim.log")
+[ $rc = 0 ] && [ "$l" = "Inst $name-dkms ($v1-1 fuse-backport:trixie [all])" ]
+tap_check $? "the arm64 host, with dkms: apt-get install --simulate $name-dkms takes the arch:all package from our repository (${l:-no Inst line})"
+[ -n "$l" ] || pt_log "$h/arm64/sim.log"
+tap_diag "$name-tools on arm64: candidate $(hapt_ "$h/arm64" apt-cache policy "$name-tools" 2> /dev/null | sed -n 's/^ *Candidate: //p' | grep . || echo none) (no arm64 build)"
 for cn in bookworm trixie; do
 	host_ "$h/$cn-stable" amd64 "$cn"
 	host_ "$h/$cn-canary" amd64 "$cn-canary"
@@ -278,14 +299,44 @@ chan_() { # WHEN: each channel's candidate on both codenames, one line
 		printf '%s=%s ' "$x" "$(cand_ "$h/$x")"
 	done
 }
+# dnf hosts: a repository file, cache and root of their own in the scratch
+# directory (dnf --installroot), one channel each: rpm (stable) or
+# rpm-canary. The local plugin (dnf-plugins-core) is off: it would copy
+# what dnf installs to /var/lib/dnf/plugins/local and serve it to every
+# later run as one more repository.
+dhost_() { # DIR CHANNEL: a dnf host whose one repository is OUT/CHANNEL
+	mkdir -p "$1/repos" "$1/root"
+	printf '[fuse-backport]\nname=fuse-backport\nbaseurl=file://%s/%s\ngpgcheck=1\nrepo_gpgcheck=1\ngpgkey=file://%s/RPM-GPG-KEY-fuse-backport\n' \
+		"$repo" "$2" "$repo" > "$1/repos/fb.repo"
+	printf '[main]\nreposdir=%s\ncachedir=%s\ntsflags=noscripts\ninstall_weak_deps=0\n' "$1/repos" "$1/cache" > "$1/dnf.conf"
+}
+dcand_() { # DIR: the newest $name-dkms the host's channel has (its metadata read afresh:
+	# --refresh; the cache is under the installroot, $1/root$1/cache)
+	dnf -y -q -c "$1/dnf.conf" --installroot="$1/root" --releasever=12 --disableplugin=local --refresh \
+		repoquery --latest-limit 1 --qf '%{version}' "$name-dkms" 2> "$1/query.log" || echo "query-failed"
+}
+dchan_() { # WANT-STABLE WANT-CANARY WHEN: both dnf channels' newest $name-dkms
+	if ! command -v dnf > /dev/null; then
+		tap_skip "dnf: $3" "no dnf (apt install dnf)"
+		return 0
+	fi
+	c=$(printf 'rpm=%s rpm-canary=%s' "$(dcand_ "$h/dnf-stable")" "$(dcand_ "$h/dnf-canary")")
+	[ "$c" = "rpm=$1 rpm-canary=$2" ]
+	tap_check $? "dnf: $3 ($c)"
+	[ "$c" = "rpm=$1 rpm-canary=$2" ] || pt_log "$h/dnf-canary/query.log"
+}
+dhost_ "$h/dnf-stable" rpm
+dhost_ "$h/dnf-canary" rpm-canary
 c=$(chan_)
 [ "$c" = "bookworm-stable=$v1-1 trixie-stable=$v1-1 bookworm-canary=$v2-1 trixie-canary=$v2-1 " ]
 tap_check $? "before promote: stable hosts see $v1-1, canary hosts $v2-1 ($c)"
+dchan_ "$v1" "$v2" "before promote: hosts of rpm (stable) see $v1, of rpm-canary $v2"
 rk_ promote > "$pt_tmp/promote2.log" 2>&1
 rc=$?
 c=$(chan_)
 [ $rc = 0 ] && [ "$c" = "bookworm-stable=$v2-1 trixie-stable=$v2-1 bookworm-canary=$v2-1 trixie-canary=$v2-1 " ]
 tap_check $? "make repo-promote: stable hosts see $v2-1 ($c)"
+dchan_ "$v2" "$v2" "make repo-promote: hosts of rpm (stable) see $v2 too"
 [ $rc = 0 ] || pt_log "$pt_tmp/promote2.log"
 grep -h -e ' serves ' -e ' back at ' "$pt_tmp/promote2.log" | sed 's/^/# /'
 rk_ rollback > "$pt_tmp/rollback.log" 2>&1
@@ -295,6 +346,7 @@ n=$(grep -c "^Package: $name-dkms$" "$repo/apt/dists/bookworm/main/binary-amd64/
 [ $rc = 0 ] && [ "$c" = "bookworm-stable=$v1-1 trixie-stable=$v1-1 bookworm-canary=$v2-1 trixie-canary=$v2-1 " ] &&
 	[ "$n" = 1 ] && gpgv --keyring "$repo/fuse-backport.gpg" "$repo/apt/dists/bookworm/InRelease" > /dev/null 2>&1
 tap_check $? "make repo-rollback: stable back at the previous snapshot, its hosts see $v1-1 (stable's Packages: $n version), canary keeps $v2-1, InRelease signed ($c)"
+dchan_ "$v1" "$v2" "make repo-rollback: hosts of rpm (stable) see $v1 again, of rpm-canary $v2"
 [ $rc = 0 ] || pt_log "$pt_tmp/rollback.log"
 grep -h -e ' serves ' -e ' back at ' "$pt_tmp/rollback.log" | sed 's/^/# /'
 rk_ status > "$pt_tmp/status.log" 2>&1
@@ -302,6 +354,10 @@ l=$(grep "^repo: apt: trixie-canary: fb-2 (" "$pt_tmp/status.log")
 grep -q "^repo: apt: bookworm: fb-1 (fuse-backport-dkms $v1-1)$" "$pt_tmp/status.log" &&
 	echo "$l" | grep -q " $v2-1[ )]" && echo "$l" | grep -q " $v1-1[ )]"
 tap_check $? "make repo-status after the rollback: stable serves fb-1 ($v1-1), canary fb-2 ($v2-1 and $v1-1)"
+l=$(grep "^repo: dnf: rpm-canary: fb-2 (" "$pt_tmp/status.log")
+grep -q "^repo: dnf: rpm: fb-1 (fuse-backport-dkms $v1-[^ ]*)$" "$pt_tmp/status.log" &&
+	echo "$l" | grep -q " $v2-" && echo "$l" | grep -q " $v1-"
+tap_check $? "make repo-status after the rollback, dnf: rpm (stable) serves fb-1 ($v1), rpm-canary fb-2 ($v2 and $v1)"
 sed 's/^/# /' "$pt_tmp/status.log"
 # Stable serves the newer build again for the runbook's steps below (both
 # versions are in that snapshot: the local repository keeps every one).
@@ -312,9 +368,40 @@ n=$(grep -c "^Package: $name-dkms$" "$repo/apt/dists/bookworm/main/binary-amd64/
 tap_check $? "make repo-promote again: stable (bookworm) serves both versions of $name-dkms ($n)"
 [ $rc = 0 ] || pt_log "$pt_tmp/promote3.log"
 grep -h -e ' serves ' -e ' back at ' "$pt_tmp/promote3.log" | sed 's/^/# /'
-gpg --batch --verify "$repo/rpm/repodata/repomd.xml.asc" "$repo/rpm/repodata/repomd.xml" > /dev/null 2>&1 &&
-	rpm -qp --qf '%{SIGPGP:pgpsig}%{RSAHEADER:pgpsig}\n' "$repo"/rpm/$name-dkms-*.rpm 2> /dev/null | grep -q -i "${fpr#????????????????????????}"
-tap_check $? "rpm: repomd.xml.asc verifies, the packages carry our key's signature"
+# A repository of the previous release's dev/repo.sh (b1's own), taken
+# over: it publishes b1's packages, today's publishes b2's into the same
+# OUT and promotes. Hosts keep their sources line (bookworm) and baseurl
+# (rpm/): they see $v2, each distribution and channel from a snapshot.
+old=$pt_tmp/repo-old
+REPO_KEY=$fpr PKG=$pt_tmp/b1/pkg OUT=$old sh "$(pt_dev "$pt_tmp/b1/src" repo.sh)" > "$pt_tmp/old1.log" 2>&1 &&
+	REPO_KEY=$fpr PKG=$pt_tmp/b2/pkg OUT=$old sh dev/repo.sh > "$pt_tmp/old2.log" 2>&1 &&
+	REPO_KEY=$fpr OUT=$old sh dev/repo.sh promote > "$pt_tmp/old3.log" 2>&1 &&
+	OUT=$old sh dev/repo.sh status > "$pt_tmp/old-status.log" 2>&1
+rc=$?
+repo_=$repo
+repo=$old
+host_ "$h/old-bookworm" amd64 bookworm
+dhost_ "$h/old-rpm" rpm
+repo=$repo_
+c="bookworm=$(cand_ "$h/old-bookworm")"
+want="bookworm=$v2-1"
+if command -v dnf > /dev/null; then
+	c="$c rpm=$(dcand_ "$h/old-rpm")"
+	want="$want rpm=$v2"
+fi
+n=$(grep -c -e '^repo: apt: bookworm: fb-[0-9]* (' -e '^repo: dnf: rpm: fb-[0-9]* (' "$pt_tmp/old-status.log")
+[ $rc = 0 ] && [ "$c" = "$want" ] && [ "$n" = 2 ]
+tap_check $? "a repository of the previous release's dev/repo.sh, then make repo and make repo-promote: hosts of its bookworm and rpm/ see $v2 ($c), both served from a snapshot (make repo-status)"
+[ $rc = 0 ] || { pt_log "$pt_tmp/old1.log"; pt_log "$pt_tmp/old2.log"; pt_log "$pt_tmp/old3.log"; }
+grep -e '^repo: apt: bookworm:' -e '^repo: dnf: rpm:' "$pt_tmp/old-status.log" | sed 's/^/# /'
+bad=""
+for d in rpm rpm-canary; do
+	gpg --batch --verify "$repo/$d/repodata/repomd.xml.asc" "$repo/$d/repodata/repomd.xml" > /dev/null 2>&1 &&
+		rpm -qp --qf '%{SIGPGP:pgpsig}%{RSAHEADER:pgpsig}\n' "$repo/$d"/$name-dkms-*.rpm 2> /dev/null | grep -q -i "${fpr#????????????????????????}" ||
+		bad="$bad $d"
+done
+[ -z "$bad" ]
+tap_check $? "rpm: both dnf channels, rpm (stable) and rpm-canary: repomd.xml.asc verifies, the packages carry our key's signature${bad:+ (not:$bad)}"
 # No package of the repository holds a private key (the fleet key's, the
 # repository's, DKMS's: any PEM private key, or a line of the fleet key).
 bad=""
@@ -348,6 +435,7 @@ mkdir -p "$pt_tmp/yum.repos.d" "$pt_tmp/root"
 cat > "$pt_tmp/yum.repos.d/fb.repo" << EOF
 [fuse-backport]
 name=fuse-backport
+# the stable channel
 baseurl=file://$repo/rpm
 gpgcheck=1
 repo_gpgcheck=1
@@ -360,7 +448,7 @@ gpgcheck=0
 EOF
 printf '[main]\nreposdir=%s\ncachedir=%s\ntsflags=noscripts\ninstall_weak_deps=0\n' \
 	"$pt_tmp/yum.repos.d" "$pt_tmp/dnfcache" > "$pt_tmp/dnf.conf"
-dnf_() { dnf -y -c "$pt_tmp/dnf.conf" --installroot="$pt_tmp/root" --releasever=12 "$@"; }
+dnf_() { dnf -y -c "$pt_tmp/dnf.conf" --installroot="$pt_tmp/root" --releasever=12 --disableplugin=local "$@"; }
 q_() { rpm --root "$pt_tmp/root" -q --qf '%{VERSION}\n' "$1" 2> /dev/null; }
 dnf_ install "$name-dkms-$v1" "$name-tools-$v1" > "$pt_tmp/dnf-in.log" 2>&1
 rc=$?
@@ -402,6 +490,21 @@ if dnfl_ versionlock --help > /dev/null 2>&1; then
 else
 	tap_skip "dnf versionlock" "the versionlock plugin (dnf-plugins-core) is not installed"
 fi
+# An aarch64 host (dnf --forcearch aarch64) on rpm-canary, with the stub's
+# repository: the noarch package installs; the tools have no aarch64 build.
+ar=$pt_tmp/aarch64
+mkdir -p "$ar/repos" "$ar/root"
+sed "s|^baseurl=file://$repo/rpm\$|baseurl=file://$repo/rpm-canary|" "$pt_tmp/yum.repos.d/fb.repo" > "$ar/repos/fb.repo"
+printf '[main]\nreposdir=%s\ncachedir=%s\ntsflags=noscripts\ninstall_weak_deps=0\n' "$ar/repos" "$ar/cache" > "$ar/dnf.conf"
+dnfa_() { dnf -y -c "$ar/dnf.conf" --installroot="$ar/root" --releasever=12 --disableplugin=local --forcearch aarch64 "$@"; }
+dnfa_ install "$name-dkms" > "$ar/install.log" 2>&1
+rc=$?
+got=$(rpm --root "$ar/root" -q --qf '%{VERSION} %{ARCH}\n' "$name-dkms" 2> /dev/null) || got=""
+[ $rc = 0 ] && [ "$got" = "$v2 noarch" ] && grep -q "^baseurl=file://$repo/rpm-canary$" "$ar/repos/fb.repo"
+tap_check $? "an aarch64 host (dnf --forcearch aarch64) on rpm-canary: dnf install $name-dkms installs ${got:-nothing} (want $v2 noarch)"
+[ $rc = 0 ] || pt_log "$ar/install.log" 15
+dnfa_ install --assumeno "$name-tools" > "$ar/tools.log" 2>&1
+tap_diag "$name-tools on aarch64: $(grep -m 1 -o 'does not have a compatible architecture\|No match for argument.*' "$ar/tools.log" || echo "resolved (?)")"
 }
 if command -v dnf > /dev/null; then
 	dnf_part

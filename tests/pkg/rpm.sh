@@ -6,7 +6,8 @@
 # rpm is installed into / with a throw-away rpm database (the host's dpkg
 # and Debian's dkms stay the package managers of record), which must build
 # and install the module for the newest kernel with headers, and erased,
-# which must leave nothing.
+# which must leave nothing. Its load of the renamed module at boot
+# (modules-load.d, scripts/load-renamed.sh) on this host's kernel.
 #
 # usage: tests/pkg/rpm.sh
 tap_suite="pkg-rpm"
@@ -175,6 +176,12 @@ exit 0
 		grep -qx "record: $ver|modpost: file_write_and_wait_range (not exported by this kernel); full log: /x/kbuild.log" "$ns/hook.out"
 	tap_check $? "kernel-install add $hk, its build failing: exit 0, one line, the kernel left to the stock module ($(grep -v '^rc=' "$ns/hook.out" | tr '\n' ' ' | cut -c1-160))"
 fi
+
+# --- the renamed module's load at boot -------------------------------------------
+# The payload's modules-load.d file, modprobe.d install command and helper,
+# in their places in a mount namespace, run by systemd-modules-load on this
+# host's kernel (no fusebp): exit 0, one line, nothing loaded.
+pt_boot_load "$name-dkms rpm" "$ns/payload"
 
 # --- the scriptlets for real ----------------------------------------------------
 if [ "$(pt_deb_state $name-dkms)" != not-installed ]; then

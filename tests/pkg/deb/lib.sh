@@ -76,7 +76,8 @@ check_kernel() {
 	fi
 }
 
-# vm_modprobe KVER MODULE WHAT: boots KVER, modprobes MODULE; $out has its
+# vm_modprobe KVER MODULE WHAT [PRE]: boots KVER, runs the command PRE
+# (none: nothing), modprobes MODULE; $out has PRE's output, MODULE's
 # /sys/module version ("none" without one) and the file it came from (the
 # last lines go out as diagnostics when the VM run failed). Returns 1 (after
 # a loud skip of WHAT) when no VM can run.
@@ -90,15 +91,43 @@ vm_modprobe() {
 		return 1
 	fi
 	out=$(sh tests/vm/boot.sh --kver "$1" --timeout 600 --log "$pt_tmp/vm-$1.log" -- \
-		sh -c "modprobe $2 && { cat /sys/module/$2/version 2> /dev/null || echo none; } &&
+		sh -c "${4:-:}; modprobe $2 && { cat /sys/module/$2/version 2> /dev/null || echo none; } &&
 			modinfo -F filename $2 && grep -w $2 /proc/filesystems" 2>&1) ||
 		echo "$out" | tail -n 5 | sed 's/^/#   /'
 	return 0
 }
+# vm_check KVER MODULE: in one boot, the package's load at boot
+# (tests/pkg/boot-load-guest.sh: systemd-modules-load with its
+# modules-load.d file loads fusebp where DKMS installed it, /dev/fusebp
+# exists; where it did not (the drop-in fuse), exit 0, one line of ours, no
+# error, nothing loaded; without the modprobe.d install command, exit 0, an
+# error logged, nothing loaded), then modprobe MODULE loads the DKMS module.
 vm_check() { # KVER MODULE
 	mv=$(pt_modver "$1")
 	what="$1: in a VM, modprobe $2 loads the DKMS module, /sys/module/$2/version $mv"
-	vm_modprobe "$1" "$2" "$what" || return
+	if [ "$2" = fusebp ]; then
+		bwhat="$1: in a VM, systemd-modules-load with /usr/lib/modules-load.d/fuse-backport.conf loads fusebp, /dev/fusebp exists"
+		bwant="rc=0 fusebp=loaded /dev/fusebp=yes" bours=0
+	else
+		bwhat="$1 (drop-in, no fusebp): in a VM, systemd-modules-load with /usr/lib/modules-load.d/fuse-backport.conf exits 0, one line of ours, no error, fusebp not loaded"
+		bwant="rc=0 fusebp=absent /dev/fusebp=no" bours=1
+	fi
+	if ! vm_modprobe "$1" "$2" "$what" "sh tests/pkg/boot-load-guest.sh fusebp"; then
+		tap_skip "$bwhat" "no VM"
+		tap_skip "$1: in a VM, the same without the install command" "no VM"
+		return
+	fi
+	echo "$out" | grep '^boot-load: ' | sed 's/^/#   /'
+	echo "$out" | grep -qx "boot-load: with: $bwant" &&
+		[ "$(echo "$out" | grep -c "^boot-load: with: fuse-backport: $1 has no fusebp module")" = $bours ] &&
+		! echo "$out" | grep -q '^boot-load: with: Failed'
+	tap_check $? "$bwhat"
+	# What the install command is for: without it, systemd-modules-load
+	# (systemd 244 on) still exits 0 for a name it cannot find, but logs an
+	# error, and loads nothing.
+	echo "$out" | grep -qx "boot-load: without: rc=0 fusebp=absent /dev/fusebp=no" &&
+		echo "$out" | grep -q "^boot-load: without: Failed to find module 'fuse-backport-boot'"
+	tap_check $? "$1: in a VM, the same without /usr/lib/modprobe.d/fuse-backport-boot.conf: exit 0, an error logged (Failed to find module), nothing loaded"
 	echo "$out" | grep -qx "$mv" && echo "$out" | grep -q "/updates/dkms/$2.ko"
 	tap_check $? "$what"
 }
