@@ -54,6 +54,7 @@ struct fb_config {
 	bool allow_idmap;		/* FUSE_ALLOW_IDMAP (needs default_permissions) */
 	bool no_xattr;
 	bool backing_direct;		/* keep O_DIRECT on backing files */
+	bool writeback_cache;		/* negotiate FUSE_WRITEBACK_CACHE */
 	bool caps_in_daemon;		/* security.capability kept aside */
 	bool chmod_owner_only;		/* SETATTR mode: owner or root only */
 	unsigned int attr_timeout;	/* entry and attr validity, seconds */
@@ -74,6 +75,7 @@ struct fb_session {
 	uint64_t wflags;		/* flags we replied with */
 	bool passthrough;		/* FUSE_PASSTHROUGH granted */
 	bool killpriv_v2;
+	bool writeback;			/* FUSE_WRITEBACK_CACHE granted */
 	bool init_done;
 	bool init_failed;
 };
@@ -89,6 +91,7 @@ struct fb_stats {
 	uint64_t faults_sent;
 	int64_t fault_write_errno;
 	uint64_t passthrough_opens;
+	uint64_t writes_cache;		/* WRITEs with FUSE_WRITE_CACHE */
 	int64_t backing_open_errno;
 	int64_t fault_backing_open_errno;	/* of the last bo-* fault */
 };

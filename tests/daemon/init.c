@@ -54,6 +54,11 @@ void op_init(struct fb_req *req)
 			fb_errmsg("warning: kernel does not offer FUSE_ALLOW_IDMAP");
 		want |= FUSE_ALLOW_IDMAP;
 	}
+	if (cfg.writeback_cache) {
+		if (!(kflags & FUSE_WRITEBACK_CACHE))
+			fb_errmsg("warning: kernel does not offer FUSE_WRITEBACK_CACHE");
+		want |= FUSE_WRITEBACK_CACHE;
+	}
 	if (cfg.mode == FB_MODE_DIRECT)
 		want |= FUSE_DIRECT_IO_ALLOW_MMAP;	/* shared mmap works */
 	need_pt = cfg.mode == FB_MODE_PASSTHROUGH ||
@@ -73,6 +78,7 @@ void op_init(struct fb_req *req)
 	granted = want & kflags;
 	sess.passthrough = !!(granted & FUSE_PASSTHROUGH);
 	sess.killpriv_v2 = !!(granted & FUSE_HANDLE_KILLPRIV_V2);
+	sess.writeback = !!(granted & FUSE_WRITEBACK_CACHE);
 	if (granted >> 32)
 		granted |= FUSE_INIT_EXT;
 	sess.wflags = granted;

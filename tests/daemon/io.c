@@ -95,6 +95,15 @@ static int backing_flags(const struct fb_req *req, uint32_t flags)
 	 */
 	if (req_mode(req) != FB_MODE_PASSTHROUGH && !cfg.backing_direct)
 		flags &= ~O_DIRECT;
+	/*
+	 * writeback cache: the kernel reads pages of a write-only open to fill
+	 * partial ones, writes back through any open, and appends itself
+	 */
+	if (sess.writeback) {
+		if ((flags & O_ACCMODE) == O_WRONLY)
+			flags = (flags & ~O_ACCMODE) | O_RDWR;
+		flags &= ~O_APPEND;
+	}
 	return flags | O_CLOEXEC;
 }
 
@@ -257,6 +266,8 @@ void op_write(struct fb_req *req, struct fb_node *node)
 	inflight_enter(&stats.inflight_write, &stats.max_inflight_write);
 	inflight_enter(&stats.inflight_io, &stats.max_inflight_io);
 	io_delay();
+	if (wi->write_flags & FUSE_WRITE_CACHE)
+		fb_atomic_inc(&stats.writes_cache);
 	if (fb_fault_write_lost(req))
 		done = size;
 	while (done < size) {

@@ -172,6 +172,9 @@ static void usage(FILE *f)
 "  --backing-direct      cached/direct modes: keep O_DIRECT of the caller's\n"
 "                        open on the backing file (aligned bounce buffers),\n"
 "                        as a server that honours it does\n"
+"  --writeback-cache     cached mode: negotiate FUSE_WRITEBACK_CACHE (the\n"
+"                        kernel writes dirty pages back later; WRITEs from\n"
+"                        writeback counted as writes_cache)\n"
 "  --threads N           serving threads, one cloned fd each (default 4)\n"
 "  --delay-us N          sleep N us in every READ and WRITE\n"
 "  --stats FILE          statistics (on SIGUSR1 and at exit)\n"
@@ -305,7 +308,7 @@ enum {
 	O_NOXATTR, O_THREADS, O_DELAY, O_STATS, O_FAULT, O_FAULTOP,
 	O_FAULTCNT, O_NESTED, O_FOREGROUND, O_LOG, O_OPTS, O_LIST, O_HELP,
 	O_PIDFILE, O_BDIRECT, O_FAULTUID, O_ATTRTMO, O_CAPSD, O_CHMODOWN, O_MODEUID,
-	O_IDMAP, O_FAILNTH,
+	O_IDMAP, O_FAILNTH, O_WBCACHE,
 };
 
 static const struct option longopts[] = {
@@ -318,6 +321,7 @@ static const struct option longopts[] = {
 	{ "allow-idmap", no_argument, NULL, O_IDMAP },
 	{ "no-xattr", no_argument, NULL, O_NOXATTR },
 	{ "backing-direct", no_argument, NULL, O_BDIRECT },
+	{ "writeback-cache", no_argument, NULL, O_WBCACHE },
 	{ "attr-timeout", required_argument, NULL, O_ATTRTMO },
 	{ "caps-in-daemon", no_argument, NULL, O_CAPSD },
 	{ "chmod-owner-only", no_argument, NULL, O_CHMODOWN },
@@ -395,6 +399,9 @@ static void parse_args(int argc, char **argv)
 		case O_BDIRECT:
 			cfg.backing_direct = true;
 			break;
+		case O_WBCACHE:
+			cfg.writeback_cache = true;
+			break;
 		case O_NOXATTR:
 			cfg.no_xattr = true;
 			break;
@@ -462,6 +469,12 @@ static void parse_args(int argc, char **argv)
 	cfg.mountpoint = argv[optind];
 	if (!cfg.backing) {
 		fb_errmsg("--backing DIR is required");
+		exit(1);
+	}
+	/* the kernel turns passthrough off on a writeback-cache session */
+	if (cfg.writeback_cache && (cfg.mode != FB_MODE_CACHED ||
+				    cfg.mode_uid >= 0)) {
+		fb_errmsg("--writeback-cache needs --mode cached (and no --mode-for-uid)");
 		exit(1);
 	}
 }

@@ -63,6 +63,7 @@ static void write_stats(void)
 		(long long)__atomic_load_n(&stats.fault_write_errno,
 					   __ATOMIC_RELAXED));
 	fprintf(f, "passthrough_opens=%llu\n", LD(stats.passthrough_opens));
+	fprintf(f, "writes_cache=%llu\n", LD(stats.writes_cache));
 	fprintf(f, "backing_open_errno=%lld\n",
 		(long long)__atomic_load_n(&stats.backing_open_errno,
 					   __ATOMIC_RELAXED));
@@ -79,6 +80,7 @@ static void write_stats(void)
 	fprintf(f, "mode=%s\n", mode_name(cfg.mode));
 	fprintf(f, "kernel_minor=%u\n", sess.kminor);
 	fprintf(f, "passthrough_granted=%d\n", sess.passthrough ? 1 : 0);
+	fprintf(f, "writeback_granted=%d\n", sess.writeback ? 1 : 0);
 #undef LD
 	fflush(f);
 	fsync(fileno(f));

@@ -217,10 +217,12 @@ fb_klog_clean() {
 }
 
 # fb_mode_args MODE: the daemon options of a suite's I/O mode: cached, direct,
-# parallel (direct + FOPEN_PARALLEL_DIRECT_WRITES), passthrough, pt-parallel.
+# parallel (direct + FOPEN_PARALLEL_DIRECT_WRITES), passthrough, pt-parallel,
+# writeback (cached + FUSE_WRITEBACK_CACHE).
 fb_mode_args() {
 	case $1 in
 	cached) echo "--mode cached" ;;
+	writeback) echo "--mode cached --writeback-cache" ;;
 	direct) echo "--mode direct" ;;
 	parallel) echo "--mode direct --parallel" ;;
 	passthrough) echo "--mode passthrough" ;;

@@ -20,7 +20,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 kver=${1:?usage: run-suites.sh KVER [SUITE...]}
 shift
-all_suites="smoke integrity aio faults badinput parallel security dropin status libfuse splice takeover"
+all_suites="smoke integrity memcg aio faults badinput parallel security dropin status libfuse splice takeover"
 # daemons (real FUSE daemons, ~4 min a kernel) only in the full run
 [ "${FB_CHECK_FULL:-0}" = 1 ] && all_suites="$all_suites daemons"
 want=${*:-$all_suites}
@@ -100,13 +100,13 @@ mkdir -p "$results"
 # built-in FUSE, stock has nothing to run it on. The stock FUSE is the reference where a suite
 # asserts what stock does (parallel, security: its expected failures) or
 # how it refuses (smoke, dropin, status, libfuse, daemons); the data and
-# fault suites (integrity, aio, faults, badinput) test our module, and run
+# fault suites (integrity, memcg, aio, faults, badinput) test our module, and run
 # on stock as well, as a check of the tests themselves, only with
 # FB_CHECK_FULL=1 or FB_STOCK_ALL=1 (12 minutes a kernel under TCG).
 # FB_STOCK_DROP: more suites stock does not run (make check's default tier).
 stock_drop="splice takeover debian13 ${FB_STOCK_DROP:-}"
 [ "${FB_CHECK_FULL:-0}" = 1 ] || [ "${FB_STOCK_ALL:-0}" = 1 ] ||
-	stock_drop="$stock_drop integrity aio faults badinput"
+	stock_drop="$stock_drop integrity memcg aio faults badinput"
 stock_suites=,$suites,
 for s in $stock_drop; do
 	stock_suites=$(echo "$stock_suites" | sed "s/,$s,/,/")
