@@ -276,6 +276,22 @@ fb_conn() {
 		END { if (c != "") print c }' /proc/self/mountinfo
 }
 
+# fb_served_by WHO DIR: whether the FUSE mount on DIR is served by ours
+# (WHO "ours": its connection is in our control fs, $FB_CTL, and not in the
+# kernel's own, $BICTL, default /sys/fs/fuse/connections) or by the
+# built-in FUSE (WHO "builtin": the other way round); for the renamed
+# flavor, whose control fs is another than the built-in's
+fb_served_by() {
+	fsb_c=$(fb_conn "$2")
+	[ -n "$fsb_c" ] || return 1
+	fsb_bi=${BICTL:-/sys/fs/fuse/connections}/$fsb_c
+	case $1 in
+	ours) [ -d "$FB_CTL/$fsb_c" ] && [ ! -d "$fsb_bi" ] ;;
+	builtin) [ -d "$fsb_bi" ] && [ ! -d "$FB_CTL/$fsb_c" ] ;;
+	*) return 2 ;;
+	esac
+}
+
 # fb_fstype DIR: the file system type of the mount on DIR, the field after
 # mountinfo's "-" (the optional fields before it vary in number).
 fb_fstype() {

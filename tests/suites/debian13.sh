@@ -50,14 +50,8 @@ cleanup() {
 trap cleanup EXIT
 mountpoint -q "$BICTL" || mount -t fusectl none "$BICTL" 2> /dev/null
 
-ours() {
-	c=$(fb_conn "$1")
-	[ -n "$c" ] && [ -d "$FB_CTL/$c" ] && [ ! -d "$BICTL/$c" ]
-}
-builtin() {
-	c=$(fb_conn "$1")
-	[ -n "$c" ] && [ -d "$BICTL/$c" ] && [ ! -d "$FB_CTL/$c" ]
-}
+ours() { fb_served_by ours "$1"; }
+builtin() { fb_served_by builtin "$1"; }
 refcnt() {
 	cat "/sys/module/$FB_MODNAME/refcnt"
 }

@@ -53,14 +53,8 @@ umount_at() {
 	timeout -k 2 20 umount "$1" 2> /dev/null || umount -l "$1" 2> /dev/null
 }
 # ours MNT / builtin MNT: whose control fs has the mount's connection
-ours() {
-	c=$(fb_conn "$1")
-	[ -n "$c" ] && [ -d "$FB_CTL/$c" ] && [ ! -d "$BICTL/$c" ]
-}
-builtin() {
-	c=$(fb_conn "$1")
-	[ -n "$c" ] && [ -d "$BICTL/$c" ] && [ ! -d "$FB_CTL/$c" ]
-}
+ours() { fb_served_by ours "$1"; }
+builtin() { fb_served_by builtin "$1"; }
 # io MNT: a file written and read back through the mount
 io() {
 	echo "takeover $1" > "$1/f.$$" && [ "$(cat "$1/f.$$")" = "takeover $1" ] && rm -f "$1/f.$$"
