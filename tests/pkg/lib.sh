@@ -189,6 +189,21 @@ pt_deb() {
 	fi
 }
 
+# pt_image_fuse KVER: of the paths an initramfs listing gives on stdin, the
+# fuse.ko files under lib/modules/KVER/, as paths under it without a
+# compression suffix, sorted, on one line
+pt_image_fuse() {
+	sed -n "s|^.*lib/modules/$1/\(.*/fuse\.ko\)\(\.[a-z0-9]*\)\{0,1\}\$|\1|p" | sort | tr '\n' ' ' |
+		sed 's/ $//'
+}
+
+# pt_dep_fuse: of a modules.dep on stdin, the fuse.ko it names (depmod
+# keeps one file a module, updates/ first: what modprobe loads), without a
+# compression suffix; empty: none
+pt_dep_fuse() {
+	sed -n 's|^\([^:]*/fuse\.ko\)\(\.[a-z0-9]*\)\{0,1\}:.*|\1|p' | head -n 1
+}
+
 # pt_crlf LOG: LOG without the CR that apt puts before the newline of
 # the lines a package's scripts print (a test compares whole lines)
 pt_crlf() {

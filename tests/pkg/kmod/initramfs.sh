@@ -26,9 +26,7 @@ fimg=/boot/initrd.img-$fkv
 # ir_fuse: the fuse.ko files lsinitramfs lists in $fimg, as paths under
 # lib/modules/KVER/ without a compression suffix, sorted, on one line
 ir_fuse() {
-	lsinitramfs "$fimg" 2> /dev/null |
-		sed -n "s|^.*lib/modules/$fkv/\(.*/fuse\.ko\)\(\.[a-z0-9]*\)\{0,1\}\$|\1|p" | sort | tr '\n' ' ' |
-		sed 's/ $//'
+	lsinitramfs "$fimg" 2> /dev/null | pt_image_fuse "$fkv"
 }
 
 # ir_dep: the fuse.ko that $fimg's own modules.dep names (what modprobe in
@@ -39,7 +37,7 @@ ir_dep() {
 	unmkinitramfs "$fimg" "$pt_tmp/irx" 2> /dev/null || return 0
 	dep=$(find "$pt_tmp/irx" -path "*/lib/modules/$fkv/modules.dep" | head -n 1)
 	[ -n "$dep" ] || return 0
-	sed -n 's|^\([^:]*/fuse\.ko\)\(\.[a-z0-9]*\)\{0,1\}:.*|\1|p' "$dep" | head -n 1
+	pt_dep_fuse < "$dep"
 }
 
 # ir_cleanup: every package and file of the fake kernel (kmod.sh's

@@ -39,9 +39,7 @@ dr_img=""
 # dr_fuse: the fuse.ko files lsinitrd lists in the image, as paths under
 # lib/modules/KVER/ without a compression suffix, sorted, on one line
 dr_fuse() {
-	in_root lsinitrd "$dr_img" 2> "$pt_tmp/lsinitrd.err" | awk '{ print $NF }' |
-		sed -n "s|^.*lib/modules/$kver/\(.*/fuse\.ko\)\(\.[a-z0-9]*\)\{0,1\}\$|\1|p" | sort | tr '\n' ' ' |
-		sed 's/ $//'
+	in_root lsinitrd "$dr_img" 2> "$pt_tmp/lsinitrd.err" | awk '{ print $NF }' | pt_image_fuse "$kver"
 }
 
 # dr_dep: the fuse.ko the image's own modules.dep names (what modprobe in
@@ -51,8 +49,7 @@ dr_dep() {
 	dep=$(in_root lsinitrd "$dr_img" 2> /dev/null | awk '{ print $NF }' |
 		grep -m 1 "lib/modules/$kver/modules\.dep\$")
 	[ -n "$dep" ] || return 0
-	in_root lsinitrd -f "$dep" "$dr_img" 2> /dev/null |
-		sed -n 's|^\([^:]*/fuse\.ko\)\(\.[a-z0-9]*\)\{0,1\}:.*|\1|p' | head -n 1
+	in_root lsinitrd -f "$dep" "$dr_img" 2> /dev/null | pt_dep_fuse
 }
 
 # dr_lines LOG: the lines of LOG about an initramfs of ours (stdout and
