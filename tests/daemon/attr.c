@@ -33,6 +33,14 @@ void fill_attr(struct fuse_attr *a, const struct stat *st)
 	a->mtimensec = st->st_mtim.tv_nsec;
 	a->ctimensec = st->st_ctim.tv_nsec;
 	a->mode = st->st_mode;
+	/*
+	 * --fake-suid: privileges the kernel sees only in our replies, so a
+	 * test can add them while a write holds the backing inode's lock
+	 */
+	if (cfg.fake_suid && S_ISREG(st->st_mode) &&
+	    !__atomic_load_n(&fake_suid_ended, __ATOMIC_ACQUIRE) &&
+	    access(cfg.fake_suid, F_OK) == 0)
+		a->mode |= S_ISUID;
 	a->nlink = st->st_nlink;
 	a->uid = st->st_uid;
 	a->gid = st->st_gid;
@@ -136,6 +144,10 @@ void op_setattr(struct fb_req *req, struct fb_node *node)
 		res = -EPERM;
 		goto err;
 	}
+	/* the mode set (or suid killed) replaces the one --fake-suid shows */
+	if (cfg.fake_suid && (valid & (FATTR_MODE | FATTR_KILL_SUIDGID)) &&
+	    access(cfg.fake_suid, F_OK) == 0)
+		__atomic_store_n(&fake_suid_ended, true, __ATOMIC_RELEASE);
 	if (valid & FATTR_MODE) {
 		res = fd >= 0 ? fchmod(fd, si->mode & 07777) :
 				chmod(p, si->mode & 07777);

@@ -57,6 +57,7 @@ struct fb_config {
 	bool writeback_cache;		/* negotiate FUSE_WRITEBACK_CACHE */
 	bool caps_in_daemon;		/* security.capability kept aside */
 	bool chmod_owner_only;		/* SETATTR mode: owner or root only */
+	const char *fake_suid;		/* while this file exists: S_ISUID shown */
 	unsigned int attr_timeout;	/* entry and attr validity, seconds */
 	long mode_uid;			/* opens by this uid (-1: none) ... */
 	int mode_for_uid;		/* ... get this mode instead */
@@ -117,6 +118,7 @@ extern struct fb_stats stats;
 
 /* main.c */
 extern bool mounted_here;	/* the mount is ours to remove on failure */
+extern bool fake_suid_ended;	/* a SETATTR of the mode ended --fake-suid */
 void fb_log_request(const struct fb_req *req);
 void fb_errmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *fb_opname(uint32_t opcode);

@@ -44,6 +44,7 @@ struct fb_stats stats;
 
 static FILE *logf;
 bool mounted_here;
+bool fake_suid_ended;
 
 static const char *const opnames[FB_MAX_OPCODE] = {
 	[FUSE_LOOKUP] = "LOOKUP",
@@ -130,9 +131,19 @@ void fb_errmsg(const char *fmt, ...)
 
 void fb_log_request(const struct fb_req *req)
 {
+	const struct fuse_setattr_in *si = (const void *)req->arg;
+
 	if (!logf)
 		return;
-	if (req->noreply)
+	/* SETATTR: what the kernel asked for, a test's oracle (security) */
+	if (req->in->opcode == FUSE_SETATTR && req->arglen >= sizeof(*si))
+		fprintf(logf, "SETATTR unique=%llu nodeid=%llu valid=0x%x mode=0%o size=%llu uid=%u -> error=%d\n",
+			(unsigned long long)req->in->unique,
+			(unsigned long long)req->in->nodeid, si->valid,
+			(si->valid & FATTR_MODE) ? si->mode : 0,
+			(unsigned long long)((si->valid & FATTR_SIZE) ? si->size : 0),
+			req->in->uid, req->error);
+	else if (req->noreply)
 		fprintf(logf, "%s unique=%llu nodeid=%llu len=%u -> noreply\n",
 			fb_opname(req->in->opcode),
 			(unsigned long long)req->in->unique,
@@ -169,6 +180,9 @@ static void usage(FILE *f)
 "                        write to the backing file does not remove it)\n"
 "  --chmod-owner-only    SETATTR of the mode from a uid other than the\n"
 "                        owner's or root's gets EPERM\n"
+"  --fake-suid FILE      while FILE exists, report regular files with S_ISUID\n"
+"                        added (the backing files keep their mode), until\n"
+"                        a SETATTR sets the mode or kills suid/sgid\n"
 "  --backing-direct      cached/direct modes: keep O_DIRECT of the caller's\n"
 "                        open on the backing file (aligned bounce buffers),\n"
 "                        as a server that honours it does\n"
@@ -179,7 +193,7 @@ static void usage(FILE *f)
 "  --delay-us N          sleep N us in every READ and WRITE\n"
 "  --stats FILE          statistics (on SIGUSR1 and at exit)\n"
 "                        (SIGUSR2: NOTIFY_INVAL_INODE for every known node)\n"
-"  --log FILE            log every request\n"
+"  --log FILE            log every request (SETATTR: valid, mode, size, uid)\n"
 "  --pidfile FILE        write the serving process's pid (removed at exit)\n"
 "  --fault NAME[,NAME]   inject faults (repeatable; see --list-faults)\n"
 "  --fault-op OPCODE     request that gets the fault(s) (default per fault;\n"
@@ -308,7 +322,7 @@ enum {
 	O_NOXATTR, O_THREADS, O_DELAY, O_STATS, O_FAULT, O_FAULTOP,
 	O_FAULTCNT, O_NESTED, O_FOREGROUND, O_LOG, O_OPTS, O_LIST, O_HELP,
 	O_PIDFILE, O_BDIRECT, O_FAULTUID, O_ATTRTMO, O_CAPSD, O_CHMODOWN, O_MODEUID,
-	O_IDMAP, O_FAILNTH, O_WBCACHE,
+	O_IDMAP, O_FAILNTH, O_WBCACHE, O_FAKESUID,
 };
 
 static const struct option longopts[] = {
@@ -325,6 +339,7 @@ static const struct option longopts[] = {
 	{ "attr-timeout", required_argument, NULL, O_ATTRTMO },
 	{ "caps-in-daemon", no_argument, NULL, O_CAPSD },
 	{ "chmod-owner-only", no_argument, NULL, O_CHMODOWN },
+	{ "fake-suid", required_argument, NULL, O_FAKESUID },
 	{ "mode-for-uid", required_argument, NULL, O_MODEUID },
 	{ "threads", required_argument, NULL, O_THREADS },
 	{ "delay-us", required_argument, NULL, O_DELAY },
@@ -386,6 +401,9 @@ static void parse_args(int argc, char **argv)
 			break;
 		case O_CHMODOWN:
 			cfg.chmod_owner_only = true;
+			break;
+		case O_FAKESUID:
+			cfg.fake_suid = optarg;
 			break;
 		case O_PARALLEL:
 			cfg.parallel = true;
@@ -519,6 +537,8 @@ int main(int argc, char **argv)
 		cfg.stats_path = abspath(cfg.stats_path);
 	if (cfg.pid_path)
 		cfg.pid_path = abspath(cfg.pid_path);
+	if (cfg.fake_suid)
+		cfg.fake_suid = abspath(cfg.fake_suid);
 	if (cfg.log_path) {
 		logf = fopen(cfg.log_path, "a");
 		if (!logf) {

@@ -22,18 +22,19 @@
 # cache's invalidation or the window broken, or with its own check broken
 # (results/red-runs/issue30-items14-15/).
 wr=$FB_TOP/tests/bin/fbwriters
-mix_n=6
+mix_n=8
 # FB_SEC_CHECKBREAK=1: the red run of these checks themselves, with the
 # module unchanged: the writers' model claims a write that was not made
 # (FB_WRITERS_BREAK), root's opens in 10b are
-# passthrough (so its write beside the writers is made), and 11c's first
-# test makes its idmapped mount of the guest's XFS instead of the FUSE
-# mount. Each of those tests must fail.
-mix_cached=0:cached idm_first=""
+# passthrough (so its write beside the writers is made), 10d's daemon
+# never shows suid (its writer B makes another file than the one the
+# daemon watches), and 11c's first test makes its idmapped mount of the
+# guest's XFS instead of the FUSE mount. Each of those tests must fail.
+mix_cached=0:cached idm_first="" tr_fake=suid
 if [ "${FB_SEC_CHECKBREAK:-0}" = 1 ]; then
 	FB_WRITERS_BREAK=1
 	export FB_WRITERS_BREAK
-	mix_cached=1:cached idm_first=${FB_XFS:-/nonexistent}
+	mix_cached=1:cached idm_first=${FB_XFS:-/nonexistent} tr_fake=not-watched
 	tap_diag "FB_SEC_CHECKBREAK=1: the checks of sections 10 and 11 are broken on purpose"
 fi
 if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ] && [ -x "$wr" ]; then
@@ -123,6 +124,71 @@ if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ] && [ -x "$wr" ]; then
 		fb_umount
 	else
 		tap_skip "mixed concurrency: out of band" "no passthrough mount"
+	fi
+
+	# 10d. A truncate while a writer holds S_NOSEC. do_truncate() decides
+	# on privilege removal before it takes the inode lock, so it may see
+	# S_NOSEC pinned by a passthrough write in flight while suid is
+	# already visible (fuse_inode_clear_nosec() leaves the clearing to the
+	# last pinned writer): fuse_setattr() decides again for a size change
+	# (patch 0003). Root's O_DIRECT write A within EOF, on a warm cache
+	# (the shared-lock path: S_NOSEC pinned; on the exclusive one our own
+	# check pins it too), is stalled in its copy by userfaultfd
+	# (tests/parallel/uffd_pwrite); meanwhile, in
+	# tests/suites/security/truncate-b.sh, fbtestd starts showing suid in
+	# its replies only (--fake-suid: a change of the backing file would
+	# wait for the backing inode's lock, which the stalled write holds),
+	# the kernel is told (NOTIFY_INVAL_INODE) and a stat shows 4777, then
+	# uid 65534 truncates the file. The precondition, a test of its own,
+	# is also required by the second: the truncate sleeps in do_truncate()
+	# on the inode lock while A is stalled, nothing of it reaches the
+	# daemon before A is released. The oracle is the daemon's log, not the
+	# module: the truncate's SETATTR must set the mode without suid
+	# (FATTR_MODE; this mount is not a KILLPRIV one), as stock's does.
+	tr=$FB_SCRATCH/trunc
+	rm -rf "$tr"
+	mkdir -p "$tr"
+	if mount_pt --attr-timeout 60 --fake-suid "$tr/suid" --log "$tr/daemon.log"; then
+		set_privcache 60000
+		FB_UFFD_CMD="sh $FB_TOP/tests/suites/security/truncate-b.sh $tr $FB_MNT/f $(fb_daemon_pid) $tr/$tr_fake" \
+			timeout -k 5 110 "$FB_TOP/tests/parallel/uffd_pwrite" -t 10000 "$FB_MNT/f:cmd:any" \
+			> "$tr/uffd.out" 2>&1
+		urc=$?
+		set_privcache 1000
+		sed -n 's/^# //p' "$tr/uffd.out" | while IFS= read -r l; do tap_diag "uffd_pwrite: $l"; done
+		[ -f "$tr/b.out" ] || echo "seen=(B did not run)" > "$tr/b.out"
+		while IFS= read -r l; do tap_diag "B: $l"; done < "$tr/b.out"
+		# b_KEY: the value of KEY in B's report
+		b_val() { sed -n "s/^$1=//p" "$tr/b.out"; }
+		seen=$(b_val seen) bst=$(b_val state) btop=$(b_val top) bset=$(b_val setattr) trc=$(b_val trc)
+		rel=$(sed -n 's/.*B completed \([0-9]*\) ms after A was released.*/\1/p' "$tr/uffd.out")
+		grep -q "B was still waiting after the timeout" "$tr/uffd.out"
+		bwait=$?
+		pre=1
+		[ $urc = 0 ] && [ "$seen" = 4777 ] && [ "$bst" = D ] && [ "$bset" = 0 ] &&
+			[ $bwait = 0 ] && [ -n "$rel" ] && [ "$trc" = 0 ] &&
+			case $btop in
+			do_truncate | down_write | rwsem_down_write_slowpath) true ;;
+			*) false ;;
+			esac && pre=0
+		tap_check $pre "precondition: root's O_DIRECT passthrough write stalled in its copy (uffd_pwrite exit $urc), suid shown by the daemon and seen through the mount ($seen), a truncate by uid 65534 sleeps in do_truncate() on the inode lock (state $bst, on top $btop) with none of its SETATTRs at the daemon ($bset) until the write is released; it ends ${rel:-?} ms after (exit $trc)"
+		# the truncate's SETATTRs: uid 65534's, one expected
+		grep '^SETATTR .* uid=65534 ' "$tr/daemon.log" > "$tr/setattr"
+		sa_n=$(wc -l < "$tr/setattr")
+		sa_valid=$(sed -n '1s/.* valid=\(0x[0-9a-f]*\) .*/\1/p' "$tr/setattr")
+		sa_mode=$(sed -n '1s/.* mode=\(0[0-7]*\) .*/\1/p' "$tr/setattr")
+		sa_size=$(sed -n '1s/.* size=\([0-9]*\) .*/\1/p' "$tr/setattr")
+		m_after=$(stat -c %a "$FB_MNT/f")
+		tap_diag "the truncate's SETATTRs at the daemon ($sa_n): $(cat "$tr/setattr"); mode through the mount after: $m_after"
+		# FATTR_MODE 1, FATTR_SIZE 8
+		kill=1
+		[ $pre = 0 ] && [ "$sa_n" = 1 ] && [ -n "$sa_valid" ] && [ -n "$sa_mode" ] &&
+			[ $((sa_valid & 9)) = 9 ] && [ "$sa_size" = 0 ] &&
+			[ $((sa_mode & 07777)) = $((0777)) ] && [ "$m_after" = 777 ] && kill=0
+		tap_check $kill "a truncate by uid 65534 that saw S_NOSEC pinned by the stalled writer while suid was visible removes suid, as stock: its SETATTR sets the mode without it (valid ${sa_valid:-none}, mode ${sa_mode:-none}, size ${sa_size:-none}; mode after $m_after)"
+		fb_umount
+	else
+		tap_skip_n 2 "mixed concurrency: truncate beside a stalled writer" "no passthrough mount"
 	fi
 	FB_BACK=$sec_back
 else

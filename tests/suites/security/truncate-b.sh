@@ -1,0 +1,57 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Writer B of the security suite's section 10d (tests/suites/security/mixed.sh),
+# run by tests/parallel/uffd_pwrite (FB_UFFD_CMD) while root's O_DIRECT
+# passthrough write A is stalled in its copy: fbtestd starts showing suid
+# (SUID-FILE made: --fake-suid, in its replies only, the backing file and
+# its lock are left alone), the kernel is told (SIGUSR2: NOTIFY_INVAL_INODE)
+# and sees it (a stat shows 4777), then uid 65534 truncates the file. What
+# happened goes to DIR/b.out as KEY=VALUE lines: seen (the mode the stat
+# showed), state, top, stack (the truncate's, a second after it waited in
+# do_truncate()), setattr (its SETATTRs that had reached the daemon by
+# then), trc (the truncate's exit). Always exits 0: the suite judges.
+#
+# usage: truncate-b.sh DIR FILE DAEMON-PID SUID-FILE
+d=$1 f=$2 pid=$3
+: > "$4"
+kill -USR2 "$pid"
+i=0
+m=$(stat -c %a "$f")
+while [ "$m" != 4777 ] && [ $i -lt 30 ]; do
+	sleep 0.1
+	m=$(stat -c %a "$f")
+	i=$((i + 1))
+done
+echo "seen=$m" > "$d/b.out"
+setpriv --reuid=65534 --regid=65534 --clear-groups truncate -s 0 "$f" &
+t=$!
+# where the truncate sleeps: its state, and the first frame of its kernel
+# stack (the scheduler's frames, down_write()'s too, are not shown: then
+# do_truncate(), which sleeps there only in inode_lock())
+look() {
+	st=$(sed 's/.*) \(.\).*/\1/' "/proc/$t/stat" 2> /dev/null)
+	top=$(sed -n '1s/^\[<[0-9a-f]*>\] \([^+]*\).*/\1/p' "/proc/$t/stack" 2> /dev/null)
+	[ "$st" = D ] && case $top in
+	do_truncate | down_write | rwsem_down_write_slowpath) true ;;
+	*) false ;;
+	esac
+}
+i=0
+while ! look && [ $i -lt 30 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+sleep 1
+look
+stack=$(sed 's/^\[<[0-9a-f]*>\] //; s/+.*//' "/proc/$t/stack" 2> /dev/null | tr '\n' ' ')
+n=$(grep -c '^SETATTR .* uid=65534 ' "$d/daemon.log")
+{
+	echo "polls=$i"
+	echo "state=$st"
+	echo "top=$top"
+	echo "stack=$stack"
+	echo "setattr=$n"
+} >> "$d/b.out"
+wait $t
+echo "trc=$?" >> "$d/b.out"
+exit 0
