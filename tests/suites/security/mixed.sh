@@ -151,7 +151,7 @@ if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ] && [ -x "$wr" ]; then
 	if mount_pt --attr-timeout 60 --fake-suid "$tr/suid" --log "$tr/daemon.log"; then
 		set_privcache 60000
 		FB_UFFD_CMD="sh $FB_TOP/tests/suites/security/truncate-b.sh $tr $FB_MNT/f $(fb_daemon_pid) $tr/$tr_fake" \
-			timeout -k 5 110 "$FB_TOP/tests/parallel/uffd_pwrite" -t 10000 "$FB_MNT/f:cmd:any" \
+			timeout -k 5 110 "$FB_TOP/tests/parallel/uffd_pwrite" -t 15000 "$FB_MNT/f:cmd:any" \
 			> "$tr/uffd.out" 2>&1
 		urc=$?
 		set_privcache 1000

@@ -7,12 +7,19 @@
 # its lock are left alone), the kernel is told (SIGUSR2: NOTIFY_INVAL_INODE)
 # and sees it (a stat shows 4777), then uid 65534 truncates the file. What
 # happened goes to DIR/b.out as KEY=VALUE lines: seen (the mode the stat
-# showed), state, top, stack (the truncate's, a second after it waited in
+# showed), first (the truncate's state and top frame when first looked
+# at), polls, state, top, stack (a second after it was seen waiting in
 # do_truncate()), setattr (its SETATTRs that had reached the daemon by
-# then), trc (the truncate's exit). Always exits 0: the suite judges.
+# then), trc (the truncate's exit), t_* (uptime at each step). Always
+# exits 0: the suite judges. The polls use shell builtins only: an exec
+# costs a fraction of a second in a TCG guest, and A is released at
+# uffd_pwrite's timeout.
 #
 # usage: truncate-b.sh DIR FILE DAEMON-PID SUID-FILE
 d=$1 f=$2 pid=$3
+up() { read -r u _ < /proc/uptime && echo "$1=$u" >> "$d/b.out"; }
+: > "$d/b.out"
+up t_start
 : > "$4"
 kill -USR2 "$pid"
 i=0
@@ -22,25 +29,31 @@ while [ "$m" != 4777 ] && [ $i -lt 30 ]; do
 	m=$(stat -c %a "$f")
 	i=$((i + 1))
 done
-echo "seen=$m" > "$d/b.out"
+echo "seen=$m" >> "$d/b.out"
+up t_seen
 setpriv --reuid=65534 --regid=65534 --clear-groups truncate -s 0 "$f" &
 t=$!
+up t_truncate
 # where the truncate sleeps: its state, and the first frame of its kernel
 # stack (the scheduler's frames, down_write()'s too, are not shown: then
 # do_truncate(), which sleeps there only in inode_lock())
 look() {
-	st=$(sed 's/.*) \(.\).*/\1/' "/proc/$t/stat" 2> /dev/null)
-	top=$(sed -n '1s/^\[<[0-9a-f]*>\] \([^+]*\).*/\1/p' "/proc/$t/stack" 2> /dev/null)
+	st="" top=""
+	{ read -r l < "/proc/$t/stat"; } 2> /dev/null && st=${l##*) } && st=${st%% *}
+	{ read -r l < "/proc/$t/stack"; } 2> /dev/null && top=${l#*] } && top=${top%%+*}
 	[ "$st" = D ] && case $top in
 	do_truncate | down_write | rwsem_down_write_slowpath) true ;;
 	*) false ;;
 	esac
 }
 i=0
-while ! look && [ $i -lt 30 ]; do
+look
+echo "first=$st/$top" >> "$d/b.out"
+while ! look && [ $i -lt 50 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
+up t_waiting
 sleep 1
 look
 stack=$(sed 's/^\[<[0-9a-f]*>\] //; s/+.*//' "/proc/$t/stack" 2> /dev/null | tr '\n' ' ')
@@ -52,6 +65,8 @@ n=$(grep -c '^SETATTR .* uid=65534 ' "$d/daemon.log")
 	echo "stack=$stack"
 	echo "setattr=$n"
 } >> "$d/b.out"
+up t_looked
 wait $t
 echo "trc=$?" >> "$d/b.out"
+up t_end
 exit 0
