@@ -150,8 +150,14 @@ if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ] && [ -x "$wr" ]; then
 	mkdir -p "$tr"
 	if mount_pt --attr-timeout 60 --fake-suid "$tr/suid" --log "$tr/daemon.log"; then
 		set_privcache 60000
+		# B's programs read once before (the guest's root is 9p, slow
+		# under TCG); A is released when B asks (FB_UFFD_RELEASE_ON) or
+		# after 90 s
+		$nobody truncate --version > /dev/null
+		stat --version > /dev/null
 		FB_UFFD_CMD="sh $FB_TOP/tests/suites/security/truncate-b.sh $tr $FB_MNT/f $(fb_daemon_pid) $tr/$tr_fake" \
-			timeout -k 5 110 "$FB_TOP/tests/parallel/uffd_pwrite" -t 15000 "$FB_MNT/f:cmd:any" \
+			FB_UFFD_RELEASE_ON=$tr/release \
+			timeout -k 5 110 "$FB_TOP/tests/parallel/uffd_pwrite" -t 90000 "$FB_MNT/f:cmd:any" \
 			> "$tr/uffd.out" 2>&1
 		urc=$?
 		set_privcache 1000
@@ -162,7 +168,7 @@ if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ] && [ -x "$wr" ]; then
 		b_val() { sed -n "s/^$1=//p" "$tr/b.out"; }
 		seen=$(b_val seen) bst=$(b_val state) btop=$(b_val top) bset=$(b_val setattr) trc=$(b_val trc)
 		rel=$(sed -n 's/.*B completed \([0-9]*\) ms after A was released.*/\1/p' "$tr/uffd.out")
-		grep -q "B was still waiting after the timeout" "$tr/uffd.out"
+		grep -q "B was still waiting" "$tr/uffd.out"
 		bwait=$?
 		pre=1
 		[ $urc = 0 ] && [ "$seen" = 4777 ] && [ "$bst" = D ] && [ "$bset" = 0 ] &&
