@@ -35,7 +35,11 @@
  *                   blocked; use it with EXPECT any.  With
  *                   FB_UFFD_RELEASE_ON=FILE, A is released as soon as
  *                   FILE exists (the command says it has seen what it
- *                   waited for), or at the timeout
+ *                   waited for), or at the timeout.  FB_UFFD_CMD=external:
+ *                   no command; B is a process started before, told by
+ *                   the file FB_UFFD_STALLED that A is blocked, and it
+ *                   makes FB_UFFD_RELEASE_ON when done (B counts as done
+ *                   when A is released)
  *   EXPECT  parallel  B must complete while A is blocked
  *           serial    B must still wait when the timeout expires
  *           any       only report what happened
@@ -261,13 +265,40 @@ static int buffered_fd(int fd)
 	return (fcntl(fd, F_GETFL) & O_DIRECT) ? -1 : 0;
 }
 
+/*
+ * FB_UFFD_CMD=external: B is a process the caller started before, which
+ * never had A's file open (on 6.12 any close of it, an exec's close-on-exec
+ * too, is a FLUSH that takes the inode lock, behind A: a command run from
+ * here would wait for A).  Make FB_UFFD_STALLED once A is blocked, then
+ * wait for FB_UFFD_RELEASE_ON, made by B when it is done.
+ */
+static int a_released;		/* A's fault resolved: external_b() is done */
+
+static ssize_t external_b(void)
+{
+	const char *stalled = getenv("FB_UFFD_STALLED");
+	int fd;
+
+	if (!stalled || !getenv("FB_UFFD_RELEASE_ON"))
+		return -1;
+	fd = open(stalled, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	while (!__atomic_load_n(&a_released, __ATOMIC_SEQ_CST))
+		usleep(10 * 1000);
+	return PAGE;
+}
+
 static void *writer_fn(void *arg)
 {
 	struct writer *w = arg;
 	char c = 1;
 
 	__atomic_store_n(&w->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
-	if (w->cmd)
+	if (w->cmd && !strcmp(w->cmd, "external"))
+		w->ret = external_b();
+	else if (w->cmd)
 		w->ret = system(w->cmd) == 0 ? PAGE : -1;
 	else if (w->splice)
 		w->ret = splice_page(w->fd, w->buf, w->off);
@@ -611,6 +642,7 @@ resolve:
 			fprintf(stderr, "# UFFDIO_COPY: %s\n", strerror(errno));
 			result = -1;
 		}
+		__atomic_store_n(&a_released, 1, __ATOMIC_SEQ_CST);
 		clock_gettime(CLOCK_MONOTONIC, &released);
 		if (b_waited && result == 0) {
 			pfd.fd = pipefd[0];

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Writer B of the security suite's section 10d (tests/suites/security/mixed.sh),
-# run by tests/parallel/uffd_pwrite (FB_UFFD_CMD) while root's O_DIRECT
+# beside tests/parallel/uffd_pwrite (FB_UFFD_CMD=external) while root's O_DIRECT
 # passthrough write A is stalled in its copy: fbtestd starts showing suid
 # (SUID-FILE made: --fake-suid, in its replies only, the backing file and
 # its lock are left alone), the kernel is told (SIGUSR2: NOTIFY_INVAL_INODE)
@@ -16,10 +16,23 @@
 # can: an exec costs a fraction of a second in a TCG guest.
 #
 # usage: truncate-b.sh DIR FILE DAEMON-PID SUID-FILE
+# Started before uffd_pwrite (FB_UFFD_CMD=external), so that it never has
+# A's file open: it waits for DIR/stalled (A blocked), up to 60 s.
 d=$1 f=$2 pid=$3
 up() { read -r u _ < /proc/uptime && echo "$1=$u" >> "$d/b.out"; }
+# uptime in whole seconds
+now() { read -r u _ < /proc/uptime && echo "${u%.*}"; }
 : > "$d/b.out"
+end=$(($(now) + 60))
+while [ ! -e "$d/stalled" ] && [ "$(now)" -lt $end ]; do
+	sleep 0.1
+done
 up t_start
+if [ ! -e "$d/stalled" ]; then
+	echo "seen=(A never stalled)" >> "$d/b.out"
+	: > "$d/release"
+	exit 0
+fi
 : > "$4"
 kill -USR2 "$pid"
 i=0
@@ -46,9 +59,8 @@ look() {
 	*) false ;;
 	esac
 }
-# uptime in whole seconds: start-up over the guest's 9p root under TCG can
-# take seconds, so up to 40 s; A stays stalled until DIR/release is made
-now() { read -r u _ < /proc/uptime && echo "${u%.*}"; }
+# start-up over the guest's 9p root under TCG can take seconds, so up to
+# 40 s; A stays stalled until DIR/release is made
 i=0 end=$(($(now) + 40))
 look
 echo "first=$st/$top" >> "$d/b.out"
