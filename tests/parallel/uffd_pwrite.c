@@ -32,14 +32,10 @@
  *                   serialize B either
  *           cmd     B runs the shell command FB_UFFD_CMD instead of a
  *                   write (e.g. a truncate as another user), with A
- *                   blocked; use it with EXPECT any.  With
- *                   FB_UFFD_RELEASE_ON=FILE, A is released as soon as
- *                   FILE exists (the command says it has seen what it
- *                   waited for), or at the timeout.  FB_UFFD_CMD=external:
- *                   no command; B is a process started before, told by
- *                   the file FB_UFFD_STALLED that A is blocked, and it
- *                   makes FB_UFFD_RELEASE_ON when done (B counts as done
- *                   when A is released)
+ *                   blocked; use it with EXPECT any.  FB_UFFD_CMD=external:
+ *                   B is a process started before; the file FB_UFFD_STALLED
+ *                   is made once A is blocked, A is released once B makes
+ *                   FB_UFFD_RELEASE_ON (or at the timeout)
  *   EXPECT  parallel  B must complete while A is blocked
  *           serial    B must still wait when the timeout expires
  *           any       only report what happened
@@ -266,11 +262,8 @@ static int buffered_fd(int fd)
 }
 
 /*
- * FB_UFFD_CMD=external: B is a process the caller started before, which
- * never had A's file open (on 6.12 any close of it, an exec's close-on-exec
- * too, is a FLUSH that takes the inode lock, behind A: a command run from
- * here would wait for A).  Make FB_UFFD_STALLED once A is blocked, then
- * wait for FB_UFFD_RELEASE_ON, made by B when it is done.
+ * FB_UFFD_CMD=external: B never had A's file open (on 6.12 a close of it, an
+ * exec's close-on-exec too, is a FLUSH that waits for the inode lock behind A)
  */
 static int a_released;		/* A's fault resolved: external_b() is done */
 
@@ -438,30 +431,17 @@ static bool show_wait(const char *who, pid_t tid)
 	return lock;
 }
 
-/*
- * Wait up to TIMEOUT_MS for B's pipe, as poll(2) does, and less if the file
- * FB_UFFD_RELEASE_ON names appears first: a cmd case that has seen what it
- * waited for asks for A's release that way (process start-up alone can take
- * seconds in a TCG guest, so no fixed timeout fits).  *WAITED_MS: how long
- * it waited.
- */
+/* poll(2) on B's pipe, cut short when FB_UFFD_RELEASE_ON exists */
 static int wait_b(struct pollfd *pfd, int timeout_ms, int *waited_ms)
 {
 	const char *release = getenv("FB_UFFD_RELEASE_ON");
 	struct timespec t0;
-	int n, left;
+	int n = 0, left;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		left = timeout_ms - (int)ms_since(&t0);
-		if (left <= 0) {
-			n = 0;
-			break;
-		}
-		n = poll(pfd, 1, release && *release && left > 100 ? 100 : left);
-		if (n != 0)
-			break;
-		if (release && *release && access(release, F_OK) == 0)
+	while ((left = timeout_ms - (int)ms_since(&t0)) > 0) {
+		n = poll(pfd, 1, release && left > 100 ? 100 : left);
+		if (n != 0 || (release && access(release, F_OK) == 0))
 			break;
 	}
 	*waited_ms = (int)ms_since(&t0);
@@ -497,11 +477,7 @@ static int run_case(const char *path, bool extend, bool splice,
 	if (prepare(path) < 0)
 		return -1;
 
-	/*
-	 * Not inherited by a cmd case's processes: their exit would close it,
-	 * and a close (FLUSH) takes the inode lock on 6.12, behind A.
-	 */
-	fd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
+	fd = open(path, O_RDWR | O_DIRECT);
 	if (fd < 0) {
 		fprintf(stderr, "# %s: open O_DIRECT: %s\n", path,
 			strerror(errno));
