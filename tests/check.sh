@@ -257,14 +257,17 @@ lane_pid=$!
 trap 'kill "$lane_pid" 2> /dev/null' EXIT
 trap 'exit 1' INT TERM HUP
 # The VM sections: what each kernel runs is the tier's (tests/tiers/*: vm,
-# vm-env, vm-note), by the kernel's class: first (the first kernel booted),
-# base-B (a later kernel of base B), * (any other).
+# vm-env, vm-note), by the kernel's class: the kernel's own release (a vm
+# line that names it), first (the first kernel booted), base-B (a later
+# kernel of base B), * (any other).
 # vm_run KVER FIRST: the VM section of one kernel, and a NOTE line on what
 # the tier leaves out.
 vm_run() {
 	k=$1
 	class='*'
-	if [ "$2" = 1 ] && tier_has vm first; then
+	if tier_has vm "$k"; then
+		class=$k
+	elif [ "$2" = 1 ] && tier_has vm first; then
 		class=first
 	else
 		b=$(bash scripts/flavor.sh --base "$k" /nonexistent 2> /dev/null | cut -d' ' -f1)

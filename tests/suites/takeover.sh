@@ -168,8 +168,14 @@ modprobe cuse 2> "$S/cuse.err"
 tap_check "$([ $active = 1 ] && fb_wait_while 50 [ ! -c /dev/cuse ] && exec 9<> /dev/cuse && [ "$(param)" = 1 ]; echo $?)" \
 	"cuse loads during the takeover and /dev/cuse opens ($(head -n 1 "$S/cuse.err"))"
 [ $cuse_loaded = 1 ] || rmmod cuse 2> /dev/null
-# virtiofs (built in on Debian's kernels) stays registered, on the built-in core
-if grep -qE '^CONFIG_VIRTIO_FS=y$' "/lib/modules/$(uname -r)/build/.config" 2> /dev/null; then
+# virtiofs (built in on Debian's kernels) stays registered, on the built-in core.
+# The kernel's config as the status suite finds it: in the guest, Debian
+# 13's kernels have no /lib/modules/KVER/build (their headers are in a
+# Debian 13 root), so /boot/config-KVER or /lib/modules/KVER/config first
+kcfg=/lib/modules/$(uname -r)/build/.config
+[ -f "/lib/modules/$(uname -r)/config" ] && kcfg=/lib/modules/$(uname -r)/config
+[ -f "/boot/config-$(uname -r)" ] && kcfg=/boot/config-$(uname -r)
+if grep -qE '^CONFIG_VIRTIO_FS=y$' "$kcfg" 2> /dev/null; then
 	tap_check "$([ $active = 1 ] && [ "$(grep -cE "^nodev[[:space:]]+virtiofs\$" /proc/filesystems)" = 1 ] &&
 		[ ! -e /sys/module/virtiofs/refcnt ]; echo $?)" \
 		"virtiofs (built in) stays registered during the takeover, the built-in's"
@@ -232,12 +238,67 @@ BIP=/sys/module/fuse/parameters/max_user_bgreq
 OURP=/sys/module/$FB_MODNAME/parameters/max_user_bgreq
 bgreq0=$(cat "$BIP" 2> /dev/null)
 echo 4321 > "$BIP" 2> /dev/null
+# and its sysctls (/proc/sys/fs/fuse, 6.14 on; on 7.x max_pages_limit,
+# default_request_timeout, max_request_timeout): each set on the built-in,
+# before the takeover, to a value that is neither its own nor ours. Words
+# NAME:BEFORE:SET:OURS-BEFORE (SET "bad": not a number, or not written)
+BIS=/proc/sys/fs/fuse
+OURS=/proc/sys/fs/$FB_MODNAME
+sysctls=""
+for f in "$BIS"/*; do
+	[ -f "$f" ] || continue
+	v=$(cat "$f")
+	o=$(cat "$OURS/${f##*/}" 2> /dev/null)
+	case $v in
+	'' | *[!0-9]*) w=bad ;;
+	*)
+		w=$((v + 17))
+		[ "$v" -gt 100 ] && w=$((v - 17))
+		[ "$w" = "$o" ] && w=$((w + 1))
+		echo "$w" > "$f" || w=bad
+		;;
+	esac
+	sysctls="$sysctls ${f##*/}:$v:$w:$o"
+done
+# sx WORD FIELD: a field of such a word (1 name, 2 before, 3 set, 4 ours before)
+sx() {
+	echo "$1" | cut -d: -f"$2"
+}
 "$tool" takeover boot > "$S/boot.yes" 2>&1
 b=$?
 tap_check "$([ $b = 0 ] && [ "$(param)" = 1 ] && dev_is_ours && [ "$(cat "$BIP")" = 4321 ] && [ "$(cat "$OURP")" = 4321 ] &&
 	grep -q '^takeover: the built-in.s values carried over: .*max_user_bgreq=4321' "$S/boot.yes"; echo $?)" \
 	"takeover boot, TAKEOVER=yes: active, the built-in's max_user_bgreq carried over ($(tr '\n' ' ' < "$S/boot.yes"))"
+# sysctl_carried: every sysctl of the built-in was set, ours has its value
+# now (and had another before), the built-in keeps it, the tool names it
+sysctl_carried() {
+	[ -n "$sysctls" ] || return 1
+	for e in $sysctls; do
+		n=$(sx "$e" 1) w=$(sx "$e" 3)
+		[ "$w" != bad ] && [ "$(sx "$e" 4)" != "$w" ] && [ "$(cat "$BIS/$n")" = "$w" ] &&
+			[ "$(cat "$OURS/$n" 2> /dev/null)" = "$w" ] &&
+			grep -qE "^takeover: the built-in.s values carried over: (.* )?$n=$w( |\$)" "$S/boot.yes" || return 1
+	done
+}
+# each sysctl: NAME BEFORE->SET (ours: BEFORE->NOW)
+sysctl_now() {
+	for e in $sysctls; do
+		printf ' %s %s->%s (ours %s->%s)' "$(sx "$e" 1)" "$(sx "$e" 2)" "$(sx "$e" 3)" "$(sx "$e" 4)" \
+			"$(cat "$OURS/$(sx "$e" 1)" 2> /dev/null || echo none)"
+	done
+}
+if [ -d "$BIS" ]; then
+	tap_check "$([ $b = 0 ] && [ "$(param)" = 1 ] && sysctl_carried; echo $?)" \
+		"takeover boot: the built-in's sysctls set before it are ours after, the built-in keeps them ($BIS -> $OURS:$(sysctl_now))"
+else
+	tap_skip "takeover boot: the built-in's sysctls set before it are ours after" "$(ls -d "$BIS" 2>&1)"
+fi
 [ -n "$bgreq0" ] && echo "$bgreq0" > "$BIP" && echo "$bgreq0" > "$OURP"
+for e in $sysctls; do
+	n=$(sx "$e" 1) v=$(sx "$e" 2) o=$(sx "$e" 4)
+	echo "$v" > "$BIS/$n"
+	[ -n "$o" ] && echo "$o" > "$OURS/$n"
+done
 mount_on "$S/m" /dev/fuse fuse 2> "$S/m.err"
 "$tool" status --no-probe > "$S/st1.txt" 2>&1
 "$tool" status --no-probe --json > "$S/st1.json" 2> /dev/null
