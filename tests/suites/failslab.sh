@@ -214,7 +214,7 @@ while read -r name mode op allowed <&3; do
 		allowed=none
 		[ "$op" = mount ] && echo "<4>WARNING: CPU: 0 PID: $$ at injected by FB_FAILSLAB_RED" > /dev/kmsg
 	fi
-	n=$((from - 1)) ninj=0 last="" seen=""
+	n=$((from - 1)) ninj=0 last="" seen="" byn="" noinit_at=""
 	while [ -z "$bad" ]; do
 		n=$((n + 1))
 		if [ "$n" -gt "$max" ]; then
@@ -236,6 +236,13 @@ while read -r name mode op allowed <&3; do
 			;;
 		esac
 		case " $seen " in *" $res "*) ;; *) seen="$seen $res" ;; esac
+		# each n's result, one letter: ENOMEM E, EIO I, ok o, short s,
+		# noinit N, anything else X (the failure line says what)
+		case $res in
+		ENOMEM) byn=${byn}E ;; EIO) byn=${byn}I ;; ok) byn=${byn}o ;;
+		short) byn=${byn}s ;; noinit) byn=${byn}N noinit_at="$noinit_at $n" ;;
+		*) byn=${byn}X ;;
+		esac
 		case $inj in
 		injected) ninj=$((ninj + 1)) ;;
 		"not reached")
@@ -255,8 +262,9 @@ while read -r name mode op allowed <&3; do
 	if [ -z "$bad" ] && [ "$op" != mount ] && ! timeout -k 5 60 ls "$FB_MNT" > /dev/null 2>&1; then
 		bad="the mount does not serve ls after the runs"
 	fi
+	tap_diag "$name: each n's result from n=$from (E ENOMEM, I EIO, o ok, s short, N no INIT, X other): $byn"
 	if [ -z "$bad" ]; then
-		tap_check 0 "$name: $([ "$last" -gt "$from" ] && echo "n=$from..$((last - 1)) each failed cleanly or succeeded (results:$seen; $ninj injected), ")n=$last reached no fault point and succeeded"
+		tap_check 0 "$name: $([ "$last" -gt "$from" ] && echo "n=$from..$((last - 1)) each failed cleanly or succeeded (results:$seen; $ninj injected${noinit_at:+; no INIT at n=${noinit_at# }}), ")n=$last reached no fault point and succeeded"
 	else
 		tap_check 1 "$name: every run fails cleanly or succeeds, until one reaches no fault point: $bad (results before:${seen:- none})"
 	fi
