@@ -65,7 +65,11 @@ struct fb_config {
 	int threads;
 	unsigned int delay_us;
 	unsigned int fail_nth;		/* fail the n-th fault point of mount(2) */
+	unsigned int init_timeout;	/* parent's wait for INIT, s (0: none) */
 };
+
+/* the parent's exit status when mount(2) succeeded but no INIT came */
+#define FB_EXIT_NOINIT 3
 
 /* negotiated session state, written once while handling INIT */
 struct fb_session {

@@ -11,7 +11,11 @@
  * Setup/teardown: mount, fork; the parent exits 0 once INIT is answered
  * (1 on any setup error, with nothing left mounted).  The child serves
  * until the file system is unmounted (read(2) returns ENODEV), then
- * writes the statistics file and exits 0.
+ * writes the statistics file and exits 0.  When no INIT request comes
+ * within --init-timeout seconds of a mount(2) that returned 0, the parent
+ * says so in one line, writes the waiting child's pid to --pidfile and
+ * exits 3 (FB_EXIT_NOINIT), leaving the mount and the child for the
+ * caller to inspect and unmount (the child exits once it is unmounted).
  */
 #include "fbtestd.h"
 
@@ -19,6 +23,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,6 +43,7 @@ struct fb_config cfg = {
 	.threads = 4,
 	.attr_timeout = 1,
 	.mode_uid = -1,
+	.init_timeout = 60,
 };
 struct fb_session sess = { .devfd = -1, .rootfd = -1 };
 struct fb_stats stats;
@@ -206,6 +212,10 @@ static void usage(FILE *f)
 "                        allocation) of mount(2) fails, by this thread's\n"
 "                        /proc/thread-self/fail-nth; says on stderr\n"
 "                        \"fail-nth N: injected\" or \"fail-nth N: not reached\"\n"
+"  --init-timeout SECS   how long the parent waits for INIT after mount(2)\n"
+"                        returned 0 (default 60, 0 = no limit); then one\n"
+"                        line on stderr, the child's pid in --pidfile, the\n"
+"                        mount left in place, exit status 3\n"
 "  --foreground          do not fork\n"
 "  --list-faults         print the fault catalogue and exit\n");
 }
@@ -290,6 +300,37 @@ static bool failnth_disarm(void)
 	return r > 0 && atoi(buf) == 0;
 }
 
+/*
+ * The parent's wait for the child's word on INIT, bounded by --init-timeout:
+ * false when none came in time.  mount(2) returns 0 before INIT is answered,
+ * and a kernel that could not send INIT (fuse_send_init() marks the
+ * connection failed when its request cannot be allocated) never sends one:
+ * the child would wait in read(2) until the unmount, and the parent with it.
+ * Then the mount and the child stay for the caller (the pid goes to
+ * --pidfile, so that its cleanup finds the child).
+ */
+static bool wait_init(int fd, pid_t child)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int ms = cfg.init_timeout ? (int)cfg.init_timeout * 1000 : -1;
+	int r;
+
+	do
+		r = poll(&p, 1, ms);
+	while (r < 0 && errno == EINTR);
+	if (r != 0)
+		return true;	/* a word, the child's exit, or poll failed */
+	if (cfg.pid_path) {
+		FILE *f = fopen(cfg.pid_path, "w");
+
+		if (!f || fprintf(f, "%d\n", (int)child) < 0 || fclose(f) != 0)
+			fb_errmsg("cannot write %s", cfg.pid_path);
+	}
+	fb_errmsg("no INIT within %u s of mount(2) on %s returning 0: the mount and the waiting server (pid %d) are left in place",
+		  cfg.init_timeout, cfg.mountpoint, (int)child);
+	return false;
+}
+
 static unsigned long parse_num(const char *opt, const char *s,
 			       unsigned long max)
 {
@@ -322,7 +363,7 @@ enum {
 	O_NOXATTR, O_THREADS, O_DELAY, O_STATS, O_FAULT, O_FAULTOP,
 	O_FAULTCNT, O_NESTED, O_FOREGROUND, O_LOG, O_OPTS, O_LIST, O_HELP,
 	O_PIDFILE, O_BDIRECT, O_FAULTUID, O_ATTRTMO, O_CAPSD, O_CHMODOWN, O_MODEUID,
-	O_IDMAP, O_FAILNTH, O_WBCACHE, O_FAKESUID,
+	O_IDMAP, O_FAILNTH, O_WBCACHE, O_FAKESUID, O_INITTMO,
 };
 
 static const struct option longopts[] = {
@@ -350,6 +391,7 @@ static const struct option longopts[] = {
 	{ "fault-uid", required_argument, NULL, O_FAULTUID },
 	{ "backing-nested", required_argument, NULL, O_NESTED },
 	{ "fail-nth", required_argument, NULL, O_FAILNTH },
+	{ "init-timeout", required_argument, NULL, O_INITTMO },
 	{ "foreground", no_argument, NULL, O_FOREGROUND },
 	{ "log", required_argument, NULL, O_LOG },
 	{ "pidfile", required_argument, NULL, O_PIDFILE },
@@ -456,6 +498,10 @@ static void parse_args(int argc, char **argv)
 			break;
 		case O_FAILNTH:
 			cfg.fail_nth = parse_num("--fail-nth", optarg, INT_MAX);
+			break;
+		case O_INITTMO:
+			cfg.init_timeout = parse_num("--init-timeout", optarg,
+						     86400);
 			break;
 		case O_FOREGROUND:
 			cfg.foreground = true;
@@ -605,6 +651,8 @@ int main(int argc, char **argv)
 		char c = 0;
 
 		close(pfd[1]);
+		if (!wait_init(pfd[0], pid))
+			_exit(FB_EXIT_NOINIT);
 		if (read(pfd[0], &c, 1) == 1 && c == 'K')
 			_exit(0);
 		/* the child reported the error; make sure nothing stays */

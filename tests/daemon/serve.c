@@ -218,6 +218,8 @@ static int clone_fd(void)
 static void notify_parent(int pfd, char c)
 {
 	if (pfd >= 0) {
+		/* a parent gone (its INIT wait ran out) is no reason to die */
+		signal(SIGPIPE, SIG_IGN);
 		if (write(pfd, &c, 1) < 0) {
 			/* parent gone: nothing to do */
 		}
