@@ -73,6 +73,11 @@ fi
 		echo "its daemon writing O_DIRECT to the backing file as passthrough does."
 	fi
 	echo "IOPS: median of $(awk -F, '$4 != "getxattr" { print $5 }' "$csv" | sort -n | tail -n 1) runs ±half the min–max spread."
+	if [ "${FB_BENCH_ORDER:-blocks}" = interleave ]; then
+		echo "Runs interleaved (FB_BENCH_ORDER=interleave): at each numjobs, each repetition ran every"
+		echo "variant and daemon in turn, each on a mount of its own, the order reversed in every"
+		echo "second repetition."
+	fi
 	for w in lat aio; do
 		grep -q "^$w," "$outdir/medians.csv" || continue
 		echo
