@@ -41,8 +41,14 @@ mkdir -p build
 for kver in "$@"; do
 	sh dev/build-for.sh "$kver" all > "build/bench-modules.log" 2>&1 ||
 		die "cannot build our module for $kver (build/bench-modules.log)"
-	sh dev/build-for.sh "$kver" none >> "build/bench-modules.log" 2>&1 ||
-		die "cannot build the unpatched base for $kver"
+	# the unpatched base only for a run that measures it (the stat
+	# workload always does)
+	case " ${FB_BENCH_VARIANTS:-unpatched} ${FB_BENCH_WORKLOADS:-stat} " in
+	*" unpatched "* | *" stat "*)
+		sh dev/build-for.sh "$kver" none >> "build/bench-modules.log" 2>&1 ||
+			die "cannot build the unpatched base for $kver"
+		;;
+	esac
 	make -s -C tests daemon bin > /dev/null || die "cannot build fbtestd and tests/bin (make -C tests daemon bin)"
 
 	out=$top/build/vm
