@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Turn the benchmark's CSV (tests/vm/guest/bench.sh) into a Markdown table of
-# medians with their spread and the ratios ours/unpatched and ours/raw, and
+# medians with their spread and the ratios ours/unpatched and ours/raw (for
+# an interleaved run, FB_BENCH_ORDER=interleave, also each run against raw's
+# of the same repetition), and
 # a PNG plot (IOPS against numjobs, a line per variant) when gnuplot exists;
 # the CSV of tests/bench/ab.sh (a against b) as its own table.
 #
@@ -132,6 +134,45 @@ fi
 					"$(ratio "$o" "$r") | $(ratio "$u" "$r") | $(ratio "$sn" "$r") | $(ratio "$un" "$r") | $(ratio "$u" "$o") |"
 			done
 		fi
+		# interleaved runs: each run against raw XFS's run of the same
+		# repetition and numjobs, which ran beside it
+		if [ "${FB_BENCH_ORDER:-blocks}" != interleave ] || ! grep -q "^$w,raw," "$outdir/medians.csv"; then
+			continue
+		fi
+		echo
+		echo "**Paired ratios** (interleaved runs): each run divided by raw XFS's run of the same"
+		echo "repetition and numjobs; median of the repetitions [min–max]:"
+		echo
+		bench_rows "$csv" | awk -F, -v w=$w '
+			$1 != w || $4 == "getxattr" || $4 == "getattr" { next }
+			$2 == "raw" { raw[$4 "," $5] = $6; if (!($4 in seen)) { seen[$4] = 1; jobs[++nj] = $4 }; next }
+			{
+				s = $2 " " $3
+				if (!(s in has)) { has[s] = 1; ser[++ns] = s }
+				iops[s "," $4 "," $5] = $6
+			}
+			END {
+				h = "| jobs |"; l = "|---:|"
+				for (i = 1; i <= ns; i++) { n = ser[i]; sub(/ xattr$/, "", n); h = h " " n "/raw |"; l = l "---:|" }
+				print h; print l
+				for (j = 1; j <= nj; j++) {
+					row = "| " jobs[j] " |"
+					for (i = 1; i <= ns; i++) {
+						k = 0
+						for (key in iops) {
+							split(key, p, ",")
+							if (p[1] != ser[i] || p[2] != jobs[j] || !((p[2] "," p[3]) in raw) || !raw[p[2] "," p[3]]) continue
+							r[++k] = iops[key] / raw[p[2] "," p[3]]
+						}
+						# sort the k ratios
+						for (a = 2; a <= k; a++) { t = r[a]; for (b = a - 1; b >= 1 && r[b] > t; b--) r[b + 1] = r[b]; r[b + 1] = t }
+						if (k == 0) { row = row " – |"; continue }
+						m = (k % 2) ? r[(k + 1) / 2] : (r[k / 2] + r[k / 2 + 1]) / 2
+						row = row sprintf(" %.2f× [%.2f–%.2f] |", m, r[1], r[k])
+					}
+					print row
+				}
+			}'
 	done
 	if grep -q "^stat," "$outdir/medians.csv"; then
 		echo
