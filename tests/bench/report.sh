@@ -141,9 +141,15 @@ fi
 		fi
 		echo
 		echo "**Paired ratios** (interleaved runs): each run divided by raw XFS's run of the same"
-		echo "repetition and numjobs; median of the repetitions [min–max]:"
+		echo "repetition and numjobs; median of the repetitions [min–max] and, from 3 repetitions"
+		echo "on, their geometric mean (its 95% confidence interval, Student t on the log ratios):"
 		echo
 		bench_rows "$csv" | awk -F, -v w=$w '
+			# the 0.975 quantile of Student t with n degrees of freedom
+			function tq(n) {
+				split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 2.201 2.179 2.160 2.145 2.131 2.120 2.110 2.101 2.093 2.086 2.080 2.074 2.069 2.064 2.060 2.056 2.052 2.048 2.045 2.042", tqv, " ")
+				return n <= 30 ? tqv[n] : n <= 60 ? 2.000 : n <= 120 ? 1.980 : 1.960
+			}
 			$1 != w || $4 == "getxattr" || $4 == "getattr" { next }
 			$2 == "raw" { raw[$4 "," $5] = $6; if (!($4 in seen)) { seen[$4] = 1; jobs[++nj] = $4 }; next }
 			{
@@ -168,7 +174,17 @@ fi
 						for (a = 2; a <= k; a++) { t = r[a]; for (b = a - 1; b >= 1 && r[b] > t; b--) r[b + 1] = r[b]; r[b + 1] = t }
 						if (k == 0) { row = row " – |"; continue }
 						m = (k % 2) ? r[(k + 1) / 2] : (r[k / 2] + r[k / 2 + 1]) / 2
-						row = row sprintf(" %.2f× [%.2f–%.2f] |", m, r[1], r[k])
+						c = sprintf(" %.2f× [%.2f–%.2f]", m, r[1], r[k])
+						# the geometric mean and its 95% confidence interval
+						# (Student t on the log ratios, two-sided)
+						if (k >= 3) {
+							ls = 0; for (a = 1; a <= k; a++) ls += log(r[a])
+							lm = ls / k; ss = 0
+							for (a = 1; a <= k; a++) ss += (log(r[a]) - lm) ^ 2
+							e = tq(k - 1) * sqrt(ss / (k - 1) / k)
+							c = c sprintf(", %.2f× (%.2f–%.2f)", exp(lm), exp(lm - e), exp(lm + e))
+						}
+						row = row c " |"
 					}
 					print row
 				}
