@@ -159,7 +159,7 @@ fi
 			}
 			END {
 				h = "| jobs |"; l = "|---:|"
-				for (i = 1; i <= ns; i++) { n = ser[i]; sub(/ xattr$/, "", n); h = h " " n "/raw |"; l = l "---:|" }
+				for (i = 1; i <= ns; i++) { n = ser[i]; sub(/ (xattr|-)$/, "", n); h = h " " n "/raw |"; l = l "---:|" }
 				print h; print l
 				for (j = 1; j <= nj; j++) {
 					row = "| " jobs[j] " |"
