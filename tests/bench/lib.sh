@@ -11,6 +11,9 @@
 #                            one, each 1 to 64 (also on the host: ab.sh)
 #   bench_variants_ok LIST   LIST is variant names of bench.sh separated by
 #                            spaces, at least one (also on the host: run.sh)
+#   bench_daemons_ok LIST    LIST is daemon flavors of bench.sh (xattr
+#                            killpriv2 noxattr) separated by spaces, at
+#                            least one (also on the host: run.sh)
 #   bench_overlay XFS DIR    overlayfs on DIR: its upper dir XFS/ovl/upper
 #                            holds a hard link to XFS/file (the same inode
 #                            raw writes), its lower dir an empty one
@@ -45,6 +48,17 @@ bench_variants_ok() {
 	for bench_v in $1; do
 		case $bench_v in
 		raw | overlayfs | stock | unpatched | ours) bench_n=$((bench_n + 1)) ;;
+		*) return 1 ;;
+		esac
+	done
+	[ $bench_n -gt 0 ]
+}
+
+bench_daemons_ok() {
+	bench_n=0
+	for bench_v in $1; do
+		case $bench_v in
+		xattr | killpriv2 | noxattr) bench_n=$((bench_n + 1)) ;;
 		*) return 1 ;;
 		esac
 	done

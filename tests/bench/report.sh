@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Turn the benchmark's CSV (tests/vm/guest/bench.sh) into a Markdown table of
-# medians with their spread and the ratios ours/unpatched and ours/raw, and
+# medians with their spread and the ratios ours/unpatched and ours/raw (for
+# an interleaved run, FB_BENCH_ORDER=interleave, also each run against raw's
+# of the same repetition), and
 # a PNG plot (IOPS against numjobs, a line per variant) when gnuplot exists;
 # the CSV of tests/bench/ab.sh (a against b) as its own table.
 #
@@ -73,6 +75,11 @@ fi
 		echo "its daemon writing O_DIRECT to the backing file as passthrough does."
 	fi
 	echo "IOPS: median of $(awk -F, '$4 != "getxattr" { print $5 }' "$csv" | sort -n | tail -n 1) runs ±half the min–max spread."
+	if [ "${FB_BENCH_ORDER:-blocks}" = interleave ]; then
+		echo "Runs interleaved (FB_BENCH_ORDER=interleave): at each numjobs, each repetition ran every"
+		echo "variant and daemon in turn, each on a mount of its own, the order reversed in every"
+		echo "second repetition."
+	fi
 	for w in lat aio; do
 		grep -q "^$w," "$outdir/medians.csv" || continue
 		echo
@@ -127,6 +134,61 @@ fi
 					"$(ratio "$o" "$r") | $(ratio "$u" "$r") | $(ratio "$sn" "$r") | $(ratio "$un" "$r") | $(ratio "$u" "$o") |"
 			done
 		fi
+		# interleaved runs: each run against raw XFS's run of the same
+		# repetition and numjobs, which ran beside it
+		if [ "${FB_BENCH_ORDER:-blocks}" != interleave ] || ! grep -q "^$w,raw," "$outdir/medians.csv"; then
+			continue
+		fi
+		echo
+		echo "**Paired ratios** (interleaved runs): each run divided by raw XFS's run of the same"
+		echo "repetition and numjobs; median of the repetitions [min–max] and, from 3 repetitions"
+		echo "on, their geometric mean (its 95% confidence interval, Student t on the log ratios):"
+		echo
+		bench_rows "$csv" | awk -F, -v w=$w '
+			# the 0.975 quantile of Student t with n degrees of freedom
+			function tq(n) {
+				split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 2.201 2.179 2.160 2.145 2.131 2.120 2.110 2.101 2.093 2.086 2.080 2.074 2.069 2.064 2.060 2.056 2.052 2.048 2.045 2.042", tqv, " ")
+				return n <= 30 ? tqv[n] : n <= 60 ? 2.000 : n <= 120 ? 1.980 : 1.960
+			}
+			$1 != w || $4 == "getxattr" || $4 == "getattr" { next }
+			$2 == "raw" { raw[$4 "," $5] = $6; if (!($4 in seen)) { seen[$4] = 1; jobs[++nj] = $4 }; next }
+			{
+				s = $2 " " $3
+				if (!(s in has)) { has[s] = 1; ser[++ns] = s }
+				iops[s "," $4 "," $5] = $6
+			}
+			END {
+				h = "| jobs |"; l = "|---:|"
+				for (i = 1; i <= ns; i++) { n = ser[i]; sub(/ (xattr|-)$/, "", n); h = h " " n "/raw |"; l = l "---:|" }
+				print h; print l
+				for (j = 1; j <= nj; j++) {
+					row = "| " jobs[j] " |"
+					for (i = 1; i <= ns; i++) {
+						k = 0
+						for (key in iops) {
+							split(key, p, ",")
+							if (p[1] != ser[i] || p[2] != jobs[j] || !((p[2] "," p[3]) in raw) || !raw[p[2] "," p[3]]) continue
+							r[++k] = iops[key] / raw[p[2] "," p[3]]
+						}
+						# sort the k ratios
+						for (a = 2; a <= k; a++) { t = r[a]; for (b = a - 1; b >= 1 && r[b] > t; b--) r[b + 1] = r[b]; r[b + 1] = t }
+						if (k == 0) { row = row " – |"; continue }
+						m = (k % 2) ? r[(k + 1) / 2] : (r[k / 2] + r[k / 2 + 1]) / 2
+						c = sprintf(" %.2f× [%.2f–%.2f]", m, r[1], r[k])
+						# the geometric mean and its 95% confidence interval
+						# (Student t on the log ratios, two-sided)
+						if (k >= 3) {
+							ls = 0; for (a = 1; a <= k; a++) ls += log(r[a])
+							lm = ls / k; ss = 0
+							for (a = 1; a <= k; a++) ss += (log(r[a]) - lm) ^ 2
+							e = tq(k - 1) * sqrt(ss / (k - 1) / k)
+							c = c sprintf(", %.2f× (%.2f–%.2f)", exp(lm), exp(lm - e), exp(lm + e))
+						}
+						row = row c " |"
+					}
+					print row
+				}
+			}'
 	done
 	if grep -q "^stat," "$outdir/medians.csv"; then
 		echo

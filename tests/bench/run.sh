@@ -7,8 +7,9 @@
 #
 # usage: tests/bench/run.sh KVER...
 # environment: FB_BENCH_REPS, FB_BENCH_RUNTIME, FB_BENCH_QUICK,
-#   FB_BENCH_WORKLOADS, FB_BENCH_VARIANTS, FB_BENCH_PERF (see tests/vm/guest/bench.sh;
-#   FB_BENCH_VARIANTS is checked here before anything is built)
+#   FB_BENCH_WORKLOADS, FB_BENCH_VARIANTS, FB_BENCH_ORDER, FB_BENCH_JOBS,
+#   FB_BENCH_DAEMONS, FB_BENCH_PERF (see tests/vm/guest/bench.sh;
+#   the lists and FB_BENCH_ORDER are checked here before anything is built)
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
@@ -20,9 +21,18 @@ die() { [ -n "${res:-}" ] && rmdir "$res" 2> /dev/null; echo "bench: $*" >&2; ex
 . "$top/tests/bench/lib.sh"
 [ -z "${FB_BENCH_VARIANTS+x}" ] || bench_variants_ok "$FB_BENCH_VARIANTS" ||
 	die "FB_BENCH_VARIANTS must be names from 'raw overlayfs stock unpatched ours', not '$FB_BENCH_VARIANTS'"
+case ${FB_BENCH_ORDER:-blocks} in
+blocks | interleave) ;;
+*) die "FB_BENCH_ORDER must be blocks or interleave, not '$FB_BENCH_ORDER'" ;;
+esac
+[ -z "${FB_BENCH_JOBS:-}" ] || bench_jobs_ok "$FB_BENCH_JOBS" ||
+	die "FB_BENCH_JOBS must be numjobs (1-64) separated by spaces, not '$FB_BENCH_JOBS'"
+[ -z "${FB_BENCH_DAEMONS+x}" ] || bench_daemons_ok "$FB_BENCH_DAEMONS" ||
+	die "FB_BENCH_DAEMONS must be names from 'xattr killpriv2 noxattr', not '$FB_BENCH_DAEMONS'"
 # the knobs set, in the command meta.txt records (as tests/bench/ab.sh)
 bench_env=""
-for v in FB_BENCH_REPS FB_BENCH_RUNTIME FB_BENCH_QUICK FB_BENCH_WORKLOADS FB_BENCH_VARIANTS FB_BENCH_PERF; do
+for v in FB_BENCH_REPS FB_BENCH_RUNTIME FB_BENCH_QUICK FB_BENCH_WORKLOADS FB_BENCH_VARIANTS \
+	FB_BENCH_ORDER FB_BENCH_JOBS FB_BENCH_DAEMONS FB_BENCH_PERF; do
 	eval "l=\${$v:-}"
 	[ -n "$l" ] && bench_env="$bench_env$v=\"$l\" "
 done
@@ -31,8 +41,14 @@ mkdir -p build
 for kver in "$@"; do
 	sh dev/build-for.sh "$kver" all > "build/bench-modules.log" 2>&1 ||
 		die "cannot build our module for $kver (build/bench-modules.log)"
-	sh dev/build-for.sh "$kver" none >> "build/bench-modules.log" 2>&1 ||
-		die "cannot build the unpatched base for $kver"
+	# the unpatched base only for a run that measures it (the stat
+	# workload always does)
+	case " ${FB_BENCH_VARIANTS:-unpatched} ${FB_BENCH_WORKLOADS:-stat} " in
+	*" unpatched "* | *" stat "*)
+		sh dev/build-for.sh "$kver" none >> "build/bench-modules.log" 2>&1 ||
+			die "cannot build the unpatched base for $kver"
+		;;
+	esac
 	make -s -C tests daemon bin > /dev/null || die "cannot build fbtestd and tests/bin (make -C tests daemon bin)"
 
 	out=$top/build/vm

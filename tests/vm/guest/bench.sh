@@ -36,6 +36,14 @@
 #              FB_BENCH_WORKLOADS ("lat aio stat"),
 #              FB_BENCH_VARIANTS ("raw overlayfs stock unpatched ours": the
 #              variants of the lat and aio workloads, run in that order),
+#              FB_BENCH_ORDER (blocks: every run of one variant/daemon
+#              in a row, on one mount; interleave: at each numjobs, each
+#              repetition runs every variant/daemon in turn, a mount each,
+#              the order reversed in every second repetition),
+#              FB_BENCH_JOBS (the numjobs of lat and aio, space-separated,
+#              instead of their own lists),
+#              FB_BENCH_DAEMONS ("xattr killpriv2 noxattr": the daemon
+#              flavors of the FUSE variants, where a variant has them),
 #              FB_BENCH_PERF ("": none; e.g. "raw/- overlayfs/- ours/xattr
 #              stock/noxattr": after the counted runs of each such
 #              variant/daemon, one more at its first numjobs under perf,
@@ -69,6 +77,113 @@ else
 	die "stock probe mount: $(cat "$FB_SCRATCH/probe.err")"
 fi
 workloads=${FB_BENCH_WORKLOADS:-lat aio stat}
+order=${FB_BENCH_ORDER:-blocks}
+case $order in
+blocks | interleave) ;;
+*) die "FB_BENCH_ORDER must be blocks or interleave, not '$order'" ;;
+esac
+[ -z "${FB_BENCH_JOBS:-}" ] || bench_jobs_ok "$FB_BENCH_JOBS" ||
+	die "FB_BENCH_JOBS must be numjobs (1-64) separated by spaces, not '$FB_BENCH_JOBS'"
+[ -z "${FB_BENCH_DAEMONS:-}" ] || bench_daemons_ok "$FB_BENCH_DAEMONS" ||
+	die "FB_BENCH_DAEMONS must be names from 'xattr killpriv2 noxattr', not '$FB_BENCH_DAEMONS'"
+
+# daemons_of VARIANT: its daemon flavors ("-": none), FB_BENCH_DAEMONS kept
+daemons_of() {
+	case $1 in
+	raw | overlayfs) echo - && return ;;
+	unpatched) dl=xattr ;;
+	stock) dl="xattr killpriv2 noxattr" && [ "$stock_mode" = direct ] && dl=xattr ;;
+	*) dl="xattr killpriv2 noxattr" ;;
+	esac
+	dk=""
+	for dd in $dl; do
+		case " ${FB_BENCH_DAEMONS:-$dl} " in *" $dd "*) dk="$dk $dd" ;; esac
+	done
+	echo "$dk"
+}
+
+# on VARIANT DAEMON XFS: loads (when another target is loaded) and mounts
+# what VARIANT/DAEMON writes through, on XFS; sets dir (where fio writes)
+# and vname (the variant's name in the CSV)
+loaded=""
+on() {
+	vname=$1
+	case $1 in
+	raw) dir=$3 ;;
+	overlayfs)
+		dir=$FB_SCRATCH/ovl
+		bench_overlay "$3" "$dir" 2> "$FB_SCRATCH/mount.err" ||
+			die "mount overlayfs: $(cat "$FB_SCRATCH/mount.err")"
+		;;
+	*)
+		# blocks: loaded afresh for every series, as before interleave
+		if [ "$order" = blocks ] || [ "$loaded" != "$1" ]; then
+			fb_use "$1" > /dev/null 2>&1 || die "cannot load $1"
+			loaded=$1
+		fi
+		FB_BACK=$3
+		case $2 in
+		xattr) extra="" ;;
+		killpriv2) extra="--killpriv-v2" ;;
+		noxattr) extra="--no-xattr" ;;
+		esac
+		mode=passthrough
+		if [ "$1" = stock ]; then
+			mode=$stock_mode
+			# the daemon honours O_DIRECT as passthrough does:
+			# both reach the delayed device
+			[ "$mode" = direct ] && vname=stock-dio extra="$extra --backing-direct"
+		fi
+		# shellcheck disable=SC2086
+		fb_mount --mode $mode --parallel --threads 4 $extra 2> "$FB_SCRATCH/mount.err" ||
+			die "mount $1/$2: $(cat "$FB_SCRATCH/mount.err")"
+		dir=$FB_MNT
+		;;
+	esac
+}
+
+# counts VARIANT WORKLOAD DAEMON: the requests its daemon saw on this mount
+# (rep 0: report.sh sums them per variant and daemon)
+counts() {
+	case $1 in
+	raw | overlayfs) return ;;
+	esac
+	getx=$(fb_stat op_GETXATTR)
+	geta=$(fb_stat op_GETATTR) statx=$(fb_stat op_STATX)
+	geta=$((${geta:-0} + ${statx:-0}))
+	[ "$order" = blocks ] && echo "bench: $2 $vname $3: daemon saw ${getx:-0} GETXATTR, $geta GETATTR/STATX"
+	echo "$2,$vname,$3,getxattr,0,${getx:-0}" >> "$out"
+	echo "$2,$vname,$3,getattr,0,$geta" >> "$out"
+}
+
+# off VARIANT XFS: unmounts what on mounted
+off() {
+	case $1 in
+	raw) ;;
+	overlayfs) bench_overlay_off "$2" "$dir" || die "cannot unmount the overlayfs on $dir" ;;
+	*) fb_umount ;;
+	esac
+}
+
+# run WORKLOAD VARIANT DAEMON NUMJOBS REP: one counted fio run on $dir
+run() {
+	iops=$(bench_fio "$dir" "$1" "$4")
+	[ -n "$iops" ] || die "fio failed ($1 $2 $3 $4): $(head -n 3 "$FB_SCRATCH/fio.err")"
+	echo "$1,$vname,$3,$4,$5,$iops" >> "$out"
+	echo "bench: $1 $vname $3 numjobs=$4 rep=$5: $iops IOPS"
+}
+
+# profile WORKLOAD VARIANT DAEMON NUMJOBS: FB_BENCH_PERF's uncounted run
+profile() {
+	case " ${FB_BENCH_PERF:-} " in
+	*" $vname/$3 "*)
+		mkdir -p "${out%.csv}.perf"
+		bench_perf "$dir" "$1" "$4" "${out%.csv}.perf/$1-$vname-$3.txt"
+		echo "bench: $1 $vname $3: perf profile in ${out%.csv}.perf/$1-$vname-$3.txt"
+		;;
+	esac
+}
+
 for w in lat aio; do
 	case " $workloads " in *" $w "*) ;; *) continue ;; esac
 	case $w in
@@ -76,78 +191,60 @@ for w in lat aio; do
 	aio) xfs=/tmp/nbfast jobs="1 2 4" ;;
 	esac
 	[ "${FB_BENCH_QUICK:-0}" = 1 ] && jobs="1 4"
+	[ -n "${FB_BENCH_JOBS:-}" ] && jobs=$FB_BENCH_JOBS
+	# shellcheck disable=SC2086 # the first numjobs: the profiled runs'
+	first=$(set -- $jobs && echo "$1")
 	bench_prewrite "$xfs"
+	# the series of this workload, variant/daemon, in run order
+	series=""
 	for v in $variants; do
 		[ "$v" = overlayfs ] && [ $w != aio ] && continue
-		daemons="xattr killpriv2 noxattr"
-		case $v in raw | overlayfs) daemons=- ;; esac
-		[ "$v" = unpatched ] && daemons=xattr
-		[ "$v" = stock ] && [ "$stock_mode" = direct ] && daemons=xattr
-		for d in $daemons; do
-			vname=$v
-			if [ "$v" = raw ]; then
-				dir=$xfs
-			elif [ "$v" = overlayfs ]; then
-				dir=$FB_SCRATCH/ovl
-				bench_overlay "$xfs" "$dir" 2> "$FB_SCRATCH/mount.err" ||
-					die "mount overlayfs: $(cat "$FB_SCRATCH/mount.err")"
-			else
-				fb_use "$v" > /dev/null 2>&1 || die "cannot load $v"
-				FB_BACK=$xfs
-				case $d in
-				xattr) extra="" ;;
-				killpriv2) extra="--killpriv-v2" ;;
-				noxattr) extra="--no-xattr" ;;
-				esac
-				mode=passthrough
-				if [ "$v" = stock ]; then
-					mode=$stock_mode
-					# the daemon honours O_DIRECT as passthrough does:
-					# both reach the delayed device
-					[ "$mode" = direct ] && vname=stock-dio extra="$extra --backing-direct"
-				fi
-				# shellcheck disable=SC2086
-				fb_mount --mode $mode --parallel --threads 4 $extra 2> "$FB_SCRATCH/mount.err" ||
-					die "mount $v/$d: $(cat "$FB_SCRATCH/mount.err")"
-				dir=$FB_MNT
-			fi
-			for n in $jobs; do
-				r=1
-				while [ $r -le "$reps" ]; do
-					iops=$(bench_fio "$dir" $w "$n")
-					[ -n "$iops" ] || die "fio failed ($w $v $d $n): $(head -n 3 "$FB_SCRATCH/fio.err")"
-					echo "$w,$vname,$d,$n,$r,$iops" >> "$out"
-					echo "bench: $w $vname $d numjobs=$n rep=$r: $iops IOPS"
-					r=$((r + 1))
-				done
-			done
-			case $v in
-			raw | overlayfs) ;;
-			*)
-				getx=$(fb_stat op_GETXATTR)
-				geta=$(fb_stat op_GETATTR) statx=$(fb_stat op_STATX)
-				geta=$((${geta:-0} + ${statx:-0}))
-				echo "bench: $w $vname $d: daemon saw ${getx:-0} GETXATTR, $geta GETATTR/STATX"
-				echo "$w,$vname,$d,getxattr,0,${getx:-0}" >> "$out"
-				echo "$w,$vname,$d,getattr,0,$geta" >> "$out"
-				;;
-			esac
-			# after the counts: the profiled run is not one of the counted
-			case " ${FB_BENCH_PERF:-} " in
-			*" $vname/$d "*)
-				mkdir -p "${out%.csv}.perf"
-				# shellcheck disable=SC2086 # the first numjobs
-				set -- $jobs
-				bench_perf "$dir" $w "$1" "${out%.csv}.perf/$w-$vname-$d.txt"
-				echo "bench: $w $vname $d: perf profile in ${out%.csv}.perf/$w-$vname-$d.txt"
-				;;
-			esac
-			case $v in
-			raw) ;;
-			overlayfs) bench_overlay_off "$xfs" "$dir" || die "cannot unmount the overlayfs on $dir" ;;
-			*) fb_umount ;;
-			esac
+		for d in $(daemons_of "$v"); do
+			series="$series $v/$d"
 		done
+	done
+	if [ "$order" = interleave ]; then
+		# at each numjobs, each repetition runs every series in turn,
+		# each on a mount of its own; the order is reversed in every
+		# second repetition, so that a drift of the guest over the
+		# boot hits every series alike
+		for n in $jobs; do
+			r=1
+			while [ $r -le "$reps" ]; do
+				list=$series
+				[ $((r % 2)) = 0 ] && list=$(for s in $series; do echo "$s"; done | sed -n '1!G;h;$p')
+				for s in $list; do
+					on "${s%/*}" "${s#*/}" "$xfs"
+					run $w "${s%/*}" "${s#*/}" "$n" $r
+					counts "${s%/*}" $w "${s#*/}"
+					off "${s%/*}" "$xfs"
+				done
+				r=$((r + 1))
+			done
+		done
+		# after the counted runs: the profiled ones
+		for s in $series; do
+			[ -n "${FB_BENCH_PERF:-}" ] || break
+			on "${s%/*}" "${s#*/}" "$xfs"
+			profile $w "${s%/*}" "${s#*/}" "$first"
+			off "${s%/*}" "$xfs"
+		done
+		continue
+	fi
+	# blocks: every run of one series in a row, on one mount
+	for s in $series; do
+		on "${s%/*}" "${s#*/}" "$xfs"
+		for n in $jobs; do
+			r=1
+			while [ $r -le "$reps" ]; do
+				run $w "${s%/*}" "${s#*/}" "$n" $r
+				r=$((r + 1))
+			done
+		done
+		counts "${s%/*}" $w "${s#*/}"
+		# after the counts: the profiled run is not one of the counted
+		profile $w "${s%/*}" "${s#*/}" "$first"
+		off "${s%/*}" "$xfs"
 	done
 done
 # the stat loop: tests/bin/fbstatloop, one stat(2) a millisecond (far more
