@@ -137,17 +137,8 @@ shown() {
 # line says "0 failed" (a VM that died between suites, a script that
 # stopped early).
 account() {
-	rc=$(cat "$logs/$1.rc" 2> /dev/null)
-	if count_line "$logs/$1.log"; then
-		p=$count_pass f=$count_fail s=$count_skip
-	else
-		p=0 f=1 s=0
-		echo "check: $1 gave no result line: counted as a failure"
-	fi
-	if [ "${rc:-x}" != 0 ] && [ "$f" = 0 ]; then
-		f=1
-		echo "check: $1 exited with status ${rc:-unknown} although it reported 0 failed: counted as a failure"
-	fi
+	count_result "$logs/$1.log" "" "$(cat "$logs/$1.rc" 2> /dev/null)" check "$1"
+	p=$count_pass f=$count_fail s=$count_skip
 	# A host section's skips are allowed only where tests/skips/host lists
 	# them (the VM sections' are judged by tests/vm/report.sh against the
 	# kernels' lists; a section the tier leaves out is the tier's).

@@ -104,19 +104,10 @@ rm -f "$out.rc"
 		FB_TIMEOUT=${FB_TIMEOUT:-10800} sh "$top/tests/vm/run-suites.sh" "$rel" $suites
 	echo $? > "$out.rc"
 } | tee "$out"
-vrc=$(cat "$out.rc" 2> /dev/null)
 results=$top/build/vm/results-$rel
 . "$top/tests/lib/count.sh"
-if count_line "$out" "vm-$rel"; then
-	p=$count_pass f=$count_fail s=$count_skip
-else
-	p=0 f=1 s=0
-	echo "debug: the VM run gave no result line"
-fi
-if [ "${vrc:-x}" != 0 ] && [ "$f" = 0 ]; then
-	f=1
-	echo "debug: tests/vm/run-suites.sh exited with status ${vrc:-unknown} although it reported 0 failed"
-fi
+count_result "$out" "vm-$rel" "$(cat "$out.rc" 2> /dev/null)" debug "the VM run (tests/vm/run-suites.sh)"
+p=$count_pass f=$count_fail s=$count_skip
 
 # The checkers themselves.
 n=0

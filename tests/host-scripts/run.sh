@@ -325,6 +325,10 @@ else
 	notok "the shipped config file has #FB_PREFIX=fusebp, which reads as fusebp: '$msg'"
 fi
 
+# How a run's closing count is taken (tests/lib/count.sh), on fake logs.
+# shellcheck source=tests/host-scripts/count.sh
+. "$top/tests/host-scripts/count.sh"
+
 # The renamed module's load at boot (scripts/load-renamed.sh), with stubs.
 # shellcheck source=tests/host-scripts/load-renamed.sh
 . "$top/tests/host-scripts/load-renamed.sh"
