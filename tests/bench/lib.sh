@@ -14,6 +14,15 @@
 #   bench_daemons_ok LIST    LIST is daemon flavors of bench.sh (xattr
 #                            killpriv2 noxattr) separated by spaces, at
 #                            least one (also on the host: run.sh)
+#   bench_knobs_check EMPTY  checks FB_BENCH_VARIANTS, FB_BENCH_ORDER,
+#                            FB_BENCH_JOBS and FB_BENCH_DAEMONS, in that
+#                            order, for run.sh (before it builds) and
+#                            bench.sh; prints the first bad one's line
+#                            (without "bench: ") and returns 1. EMPTY: what
+#                            a list knob set but empty (FB_BENCH_VARIANTS,
+#                            FB_BENCH_DAEMONS) means: "refuse" (the host)
+#                            or "unset" (the guest, which may be handed
+#                            them empty)
 #   bench_overlay XFS DIR    overlayfs on DIR: its upper dir XFS/ovl/upper
 #                            holds a hard link to XFS/file (the same inode
 #                            raw writes), its lower dir an empty one
@@ -63,6 +72,31 @@ bench_daemons_ok() {
 		esac
 	done
 	[ $bench_n -gt 0 ]
+}
+
+bench_knobs_check() {
+	case $1 in
+	refuse) bench_vs=${FB_BENCH_VARIANTS+x} bench_ds=${FB_BENCH_DAEMONS+x} ;;
+	unset) bench_vs=${FB_BENCH_VARIANTS:+x} bench_ds=${FB_BENCH_DAEMONS:+x} ;;
+	*) echo "bench_knobs_check: EMPTY must be refuse or unset, not '$1'" && return 1 ;;
+	esac
+	if [ -n "$bench_vs" ] && ! bench_variants_ok "$FB_BENCH_VARIANTS"; then
+		echo "FB_BENCH_VARIANTS must be names from 'raw overlayfs stock unpatched ours', not '$FB_BENCH_VARIANTS'"
+		return 1
+	fi
+	case ${FB_BENCH_ORDER:-blocks} in
+	blocks | interleave) ;;
+	*) echo "FB_BENCH_ORDER must be blocks or interleave, not '$FB_BENCH_ORDER'" && return 1 ;;
+	esac
+	if [ -n "${FB_BENCH_JOBS:-}" ] && ! bench_jobs_ok "$FB_BENCH_JOBS"; then
+		echo "FB_BENCH_JOBS must be numjobs (1-64) separated by spaces, not '$FB_BENCH_JOBS'"
+		return 1
+	fi
+	if [ -n "$bench_ds" ] && ! bench_daemons_ok "$FB_BENCH_DAEMONS"; then
+		echo "FB_BENCH_DAEMONS must be names from 'xattr killpriv2 noxattr', not '$FB_BENCH_DAEMONS'"
+		return 1
+	fi
+	return 0
 }
 
 bench_devices() {

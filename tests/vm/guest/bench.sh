@@ -48,6 +48,9 @@
 #              stock/noxattr": after the counted runs of each such
 #              variant/daemon, one more at its first numjobs under perf,
 #              its profile in OUT.perf/WORKLOAD-VARIANT-DAEMON.txt)
+# The knobs are checked by bench_knobs_check (tests/bench/lib.sh), as
+# tests/bench/run.sh does before it builds; here a list set but empty
+# counts as unset.
 out=${1:?usage: bench.sh OUT.csv}
 FB_TOP=$(cd "$(dirname "$0")/../../.." && pwd)
 export FB_TOP
@@ -57,8 +60,8 @@ reps=${FB_BENCH_REPS:-3}
 
 die() { echo "bench: $*" >&2; exit 1; }
 
+bench_m=$(bench_knobs_check unset) || die "$bench_m"
 variants=${FB_BENCH_VARIANTS:-raw overlayfs stock unpatched ours}
-bench_variants_ok "$variants" || die "FB_BENCH_VARIANTS must be names from 'raw overlayfs stock unpatched ours', not '$variants'"
 bench_devices || die "cannot make the null_blk devices (null_blk with configfs, XFS)"
 
 mkdir -p "$FB_SCRATCH"
@@ -78,14 +81,6 @@ else
 fi
 workloads=${FB_BENCH_WORKLOADS:-lat aio stat}
 order=${FB_BENCH_ORDER:-blocks}
-case $order in
-blocks | interleave) ;;
-*) die "FB_BENCH_ORDER must be blocks or interleave, not '$order'" ;;
-esac
-[ -z "${FB_BENCH_JOBS:-}" ] || bench_jobs_ok "$FB_BENCH_JOBS" ||
-	die "FB_BENCH_JOBS must be numjobs (1-64) separated by spaces, not '$FB_BENCH_JOBS'"
-[ -z "${FB_BENCH_DAEMONS:-}" ] || bench_daemons_ok "$FB_BENCH_DAEMONS" ||
-	die "FB_BENCH_DAEMONS must be names from 'xattr killpriv2 noxattr', not '$FB_BENCH_DAEMONS'"
 
 # daemons_of VARIANT: its daemon flavors ("-": none), FB_BENCH_DAEMONS kept
 daemons_of() {
