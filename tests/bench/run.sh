@@ -8,9 +8,10 @@
 # usage: tests/bench/run.sh KVER...
 # environment: FB_BENCH_REPS, FB_BENCH_RUNTIME, FB_BENCH_QUICK,
 #   FB_BENCH_WORKLOADS, FB_BENCH_VARIANTS, FB_BENCH_ORDER, FB_BENCH_JOBS,
-#   FB_BENCH_DAEMONS, FB_BENCH_PERF (see tests/vm/guest/bench.sh;
-#   the lists and FB_BENCH_ORDER are checked here before anything is built,
-#   a list set but empty refused: bench_knobs_check in tests/bench/lib.sh)
+#   FB_BENCH_DAEMONS, FB_BENCH_PERF, FB_BENCH_PERF_JOBS (see
+#   tests/vm/guest/bench.sh; the lists and FB_BENCH_ORDER are checked here
+#   before anything is built, a list set but empty refused:
+#   bench_knobs_check in tests/bench/lib.sh)
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
@@ -24,7 +25,7 @@ bench_m=$(bench_knobs_check refuse) || die "$bench_m"
 # the knobs set, in the command meta.txt records (as tests/bench/ab.sh)
 bench_env=""
 for v in FB_BENCH_REPS FB_BENCH_RUNTIME FB_BENCH_QUICK FB_BENCH_WORKLOADS FB_BENCH_VARIANTS \
-	FB_BENCH_ORDER FB_BENCH_JOBS FB_BENCH_DAEMONS FB_BENCH_PERF; do
+	FB_BENCH_ORDER FB_BENCH_JOBS FB_BENCH_DAEMONS FB_BENCH_PERF FB_BENCH_PERF_JOBS; do
 	eval "l=\${$v:-}"
 	[ -n "$l" ] && bench_env="$bench_env$v=\"$l\" "
 done
