@@ -167,20 +167,23 @@ bench_perf() {
 	bench_wrap="perf record -q -N -a -g --kernel-callchains -e cpu-clock -F 999 -o $FB_SCRATCH/perf.data --"
 	bench_pi=$(bench_fio "$1" "$2" "$3")
 	bench_wrap=""
+	# each report at most 20 s (TCG is slow), so that a profile cannot
+	# hold up the run
+	bench_pr="timeout 20 perf report -i $FB_SCRATCH/perf.data --stdio -n -g none"
 	{
 		echo "fio $2 numjobs=$3 on $1 under perf record -a -g -e cpu-clock -F 999: ${bench_pi:-no} IOPS"
-		perf report -i "$FB_SCRATCH/perf.data" --header-only 2>&1 | grep -E '^# (time of first sample|time of last sample|sample duration) *:' | sed 's/^# //'
-		perf report -i "$FB_SCRATCH/perf.data" --stdio -n --no-children --sort comm -g none 2>&1 |
-			awk '/^# Total Lost Samples:/ { sub(/^# /, ""); print } !/^#/ && NF { n += $2 }
-				END { print "samples: " n + 0 }'
+		timeout 20 perf report -i "$FB_SCRATCH/perf.data" --header-only 2>&1 |
+			grep -E '^# (time of first sample|time of last sample|sample duration) *:' | sed 's/^# //'
 		echo "by task, samples (at least 1%):"
-		perf report -i "$FB_SCRATCH/perf.data" --stdio -n --no-children --sort comm -g none --percent-limit 1 2>&1 |
-			grep -v -e '^#' -e '^$' | head -n 12
+		$bench_pr --no-children --sort comm 2>&1 |
+			awk '/^# Total Lost Samples:/ { sub(/^# /, ""); l = $0 } /^#/ || !NF { next }
+				{ n += $2 } $1 + 0 >= 1 && k < 12 { print; k++ }
+				END { print "samples: " n + 0 "; " l }'
 		echo "by symbol, self, samples (at least 0.5%):"
-		perf report -i "$FB_SCRATCH/perf.data" --stdio -n --no-children --sort sym -g none --percent-limit 0.5 2>&1 |
+		$bench_pr --no-children --sort sym --percent-limit 0.5 2>&1 |
 			grep -v -e '^#' -e '^$' | head -n 60
 		echo "kernel symbols with what they call (children, self, samples; at least 1%):"
-		perf report -i "$FB_SCRATCH/perf.data" --stdio -n --children --sort sym -g none --percent-limit 1 2>&1 |
+		$bench_pr --children --sort sym --percent-limit 1 2>&1 |
 			grep -F '[k]' | head -n 100
 		head -n 3 "$FB_SCRATCH/fio.err"
 	} > "$4"
