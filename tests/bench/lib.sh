@@ -14,15 +14,29 @@
 #   bench_daemons_ok LIST    LIST is daemon flavors of bench.sh (xattr
 #                            killpriv2 noxattr) separated by spaces, at
 #                            least one (also on the host: run.sh)
+#   bench_knobs_check EMPTY  checks FB_BENCH_VARIANTS, FB_BENCH_ORDER,
+#                            FB_BENCH_JOBS, FB_BENCH_DAEMONS and
+#                            FB_BENCH_PERF_JOBS, in that order, for run.sh
+#                            (before it builds) and bench.sh; prints the
+#                            first bad one's line (without "bench: ") and
+#                            returns 1. EMPTY: what a list knob set but
+#                            empty (FB_BENCH_VARIANTS, FB_BENCH_DAEMONS)
+#                            means: "refuse" (the host) or "unset" (the
+#                            guest, which may be handed them empty)
 #   bench_overlay XFS DIR    overlayfs on DIR: its upper dir XFS/ovl/upper
 #                            holds a hard link to XFS/file (the same inode
 #                            raw writes), its lower dir an empty one
 #   bench_overlay_off XFS DIR   unmounts it and removes XFS/ovl
 #   bench_perf DIR WORKLOAD NUMJOBS OUT   one more fio run as bench_fio's,
 #                            not counted, under `perf record -a` (cpu-clock,
-#                            999 Hz, both vCPUs); OUT: its IOPS, the tasks
-#                            with at least 1% of the samples and the
-#                            symbols with at least 0.5%
+#                            999 Hz, both vCPUs, kernel call chains), which
+#                            starts fio once it records (so the samples
+#                            cover the run, however long perf takes to
+#                            start); OUT: its IOPS, the samples and their
+#                            time span, the tasks with at least 1% of the
+#                            samples, the symbols with at least 0.5% (self)
+#                            and the kernel symbols with at least 1% with
+#                            what they call (children)
 # Sourced after tests/lib/fuse.sh; needs FB_SCRATCH.
 bench_size=256M
 bench_runtime=${FB_BENCH_RUNTIME:-4}
@@ -65,6 +79,35 @@ bench_daemons_ok() {
 	[ $bench_n -gt 0 ]
 }
 
+bench_knobs_check() {
+	case $1 in
+	refuse) bench_vs=${FB_BENCH_VARIANTS+x} bench_ds=${FB_BENCH_DAEMONS+x} ;;
+	unset) bench_vs=${FB_BENCH_VARIANTS:+x} bench_ds=${FB_BENCH_DAEMONS:+x} ;;
+	*) echo "bench_knobs_check: EMPTY must be refuse or unset, not '$1'" && return 1 ;;
+	esac
+	if [ -n "$bench_vs" ] && ! bench_variants_ok "$FB_BENCH_VARIANTS"; then
+		echo "FB_BENCH_VARIANTS must be names from 'raw overlayfs stock unpatched ours', not '$FB_BENCH_VARIANTS'"
+		return 1
+	fi
+	case ${FB_BENCH_ORDER:-blocks} in
+	blocks | interleave) ;;
+	*) echo "FB_BENCH_ORDER must be blocks or interleave, not '$FB_BENCH_ORDER'" && return 1 ;;
+	esac
+	if [ -n "${FB_BENCH_JOBS:-}" ] && ! bench_jobs_ok "$FB_BENCH_JOBS"; then
+		echo "FB_BENCH_JOBS must be numjobs (1-64) separated by spaces, not '$FB_BENCH_JOBS'"
+		return 1
+	fi
+	if [ -n "$bench_ds" ] && ! bench_daemons_ok "$FB_BENCH_DAEMONS"; then
+		echo "FB_BENCH_DAEMONS must be names from 'xattr killpriv2 noxattr', not '$FB_BENCH_DAEMONS'"
+		return 1
+	fi
+	if [ -n "${FB_BENCH_PERF_JOBS:-}" ] && ! bench_jobs_ok "$FB_BENCH_PERF_JOBS"; then
+		echo "FB_BENCH_PERF_JOBS must be numjobs (1-64) separated by spaces, not '$FB_BENCH_PERF_JOBS'"
+		return 1
+	fi
+	return 0
+}
+
 bench_devices() {
 	modprobe null_blk nr_devices=0 > /dev/null 2>&1 || return 1
 	mount -t configfs none /sys/kernel/config 2> /dev/null
@@ -97,8 +140,9 @@ bench_fio() {
 	lat) bench_eng="--ioengine=psync" ;;
 	aio) bench_eng="--ioengine=libaio --iodepth=64" ;;
 	esac
-	# shellcheck disable=SC2086 # bench_eng: options
-	fio --name=b --filename="$1/file" --size=$bench_size --rw=randwrite --bs=4k --direct=1 \
+	# shellcheck disable=SC2086 # bench_eng: options; bench_wrap: a
+	# command fio runs under (bench_perf's), none for a counted run
+	${bench_wrap:-} fio --name=b --filename="$1/file" --size=$bench_size --rw=randwrite --bs=4k --direct=1 \
 		$bench_eng --numjobs="$3" --runtime="$bench_runtime" --time_based --group_reporting \
 		--output-format=terse --terse-version=3 2> "$FB_SCRATCH/fio.err" |
 		awk -F';' 'NR == 1 { print $49 }'
@@ -116,20 +160,32 @@ bench_overlay_off() {
 }
 
 bench_perf() {
-	perf record -q -N -a -e cpu-clock -F 999 -o "$FB_SCRATCH/perf.data" -- sleep "$bench_runtime" \
-		> /dev/null 2> "$FB_SCRATCH/perf.err" &
-	bench_pp=$!
+	rm -f "$FB_SCRATCH/perf.data"
+	# perf record starts fio itself once its events are on: started
+	# beside it (as `perf record -a -- sleep`), its setup under TCG can
+	# outlast a 4-second run, and it samples the idle loop after it
+	bench_wrap="perf record -q -N -a -g --kernel-callchains -e cpu-clock -F 999 -o $FB_SCRATCH/perf.data --"
 	bench_pi=$(bench_fio "$1" "$2" "$3")
-	wait $bench_pp
+	bench_wrap=""
+	# each report at most 20 s (TCG is slow), so that a profile cannot
+	# hold up the run
+	bench_pr="timeout 20 perf report -i $FB_SCRATCH/perf.data --stdio -n -g none"
 	{
-		echo "fio $2 numjobs=$3 on $1 under perf record -a -e cpu-clock -F 999: ${bench_pi:-no} IOPS"
-		echo "by task (at least 1%):"
-		perf report -i "$FB_SCRATCH/perf.data" --stdio --no-children --sort comm --percent-limit 1 2>&1 |
-			grep -v -e '^#' -e '^$' | head -n 12
-		echo "by symbol (at least 0.5%):"
-		perf report -i "$FB_SCRATCH/perf.data" --stdio --no-children --sort sym --percent-limit 0.5 2>&1 |
+		echo "fio $2 numjobs=$3 on $1 under perf record -a -g -e cpu-clock -F 999: ${bench_pi:-no} IOPS"
+		timeout 20 perf report -i "$FB_SCRATCH/perf.data" --header-only 2>&1 |
+			grep -E '^# (time of first sample|time of last sample|sample duration) *:' | sed 's/^# //'
+		echo "by task, samples (at least 1%):"
+		$bench_pr --no-children --sort comm 2>&1 |
+			awk '/^# Total Lost Samples:/ { sub(/^# /, ""); l = $0 } /^#/ || !NF { next }
+				{ n += $2 } $1 + 0 >= 1 && k < 12 { print; k++ }
+				END { print "samples: " n + 0 "; " l }'
+		echo "by symbol, self, samples (at least 0.5%):"
+		$bench_pr --no-children --sort sym --percent-limit 0.5 2>&1 |
 			grep -v -e '^#' -e '^$' | head -n 60
-		head -n 3 "$FB_SCRATCH/perf.err"
+		echo "kernel symbols with what they call (children, self, samples; at least 1%):"
+		$bench_pr --children --sort sym --percent-limit 1 2>&1 |
+			grep -F '[k]' | head -n 100
+		head -n 3 "$FB_SCRATCH/fio.err"
 	} > "$4"
 }
 

@@ -8,8 +8,10 @@
 # usage: tests/bench/run.sh KVER...
 # environment: FB_BENCH_REPS, FB_BENCH_RUNTIME, FB_BENCH_QUICK,
 #   FB_BENCH_WORKLOADS, FB_BENCH_VARIANTS, FB_BENCH_ORDER, FB_BENCH_JOBS,
-#   FB_BENCH_DAEMONS, FB_BENCH_PERF (see tests/vm/guest/bench.sh;
-#   the lists and FB_BENCH_ORDER are checked here before anything is built)
+#   FB_BENCH_DAEMONS, FB_BENCH_PERF, FB_BENCH_PERF_JOBS (see
+#   tests/vm/guest/bench.sh; the lists and FB_BENCH_ORDER are checked here
+#   before anything is built, a list set but empty refused:
+#   bench_knobs_check in tests/bench/lib.sh)
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
@@ -19,20 +21,11 @@ die() { [ -n "${res:-}" ] && rmdir "$res" 2> /dev/null; echo "bench: $*" >&2; ex
 . "$top/tests/lib/results.sh"
 # shellcheck source=tests/bench/lib.sh
 . "$top/tests/bench/lib.sh"
-[ -z "${FB_BENCH_VARIANTS+x}" ] || bench_variants_ok "$FB_BENCH_VARIANTS" ||
-	die "FB_BENCH_VARIANTS must be names from 'raw overlayfs stock unpatched ours', not '$FB_BENCH_VARIANTS'"
-case ${FB_BENCH_ORDER:-blocks} in
-blocks | interleave) ;;
-*) die "FB_BENCH_ORDER must be blocks or interleave, not '$FB_BENCH_ORDER'" ;;
-esac
-[ -z "${FB_BENCH_JOBS:-}" ] || bench_jobs_ok "$FB_BENCH_JOBS" ||
-	die "FB_BENCH_JOBS must be numjobs (1-64) separated by spaces, not '$FB_BENCH_JOBS'"
-[ -z "${FB_BENCH_DAEMONS+x}" ] || bench_daemons_ok "$FB_BENCH_DAEMONS" ||
-	die "FB_BENCH_DAEMONS must be names from 'xattr killpriv2 noxattr', not '$FB_BENCH_DAEMONS'"
+bench_m=$(bench_knobs_check refuse) || die "$bench_m"
 # the knobs set, in the command meta.txt records (as tests/bench/ab.sh)
 bench_env=""
 for v in FB_BENCH_REPS FB_BENCH_RUNTIME FB_BENCH_QUICK FB_BENCH_WORKLOADS FB_BENCH_VARIANTS \
-	FB_BENCH_ORDER FB_BENCH_JOBS FB_BENCH_DAEMONS FB_BENCH_PERF; do
+	FB_BENCH_ORDER FB_BENCH_JOBS FB_BENCH_DAEMONS FB_BENCH_PERF FB_BENCH_PERF_JOBS; do
 	eval "l=\${$v:-}"
 	[ -n "$l" ] && bench_env="$bench_env$v=\"$l\" "
 done

@@ -10,17 +10,18 @@
 #              does in passthrough (fbtestd --backing-direct)
 #   unpatched  our module without the series (same daemon flags)
 #   ours       our module with the series
-#   overlayfs  (aio only) an overlayfs mount whose upper dir holds a hard
-#              link to the same file on the same XFS: a reference with no
-#              FUSE in it whose async writes take the same upstream path as
-#              passthrough's (fs/backing-file.c, backing_file_write_iter())
+#   overlayfs  an overlayfs mount whose upper dir holds a hard link to the
+#              same file on the same XFS: a reference with no FUSE in it
+#              whose writes take the same upstream path as passthrough's
+#              (fs/backing-file.c, backing_file_write_iter()), under its
+#              inode lock held exclusively (ovl_write_iter())
 # and daemon flavors: xattr (getxattr answered from the backing file),
 # killpriv2 (FUSE_HANDLE_KILLPRIV_V2), noxattr (ENOSYS for xattrs).
 # Workloads:
 #   lat   null_blk completion delay 50 us (irqmode=2): psync randwrite 4k
 #         direct, numjobs 1 2 4 8 (latency-bound: a serialized path stays flat)
-#   aio   no delay: libaio iodepth 64 randwrite 4k direct, numjobs 1 2 4;
-#         every daemon flavor, overlayfs beside raw
+#   aio   no delay: libaio iodepth 64 randwrite 4k direct, numjobs 1 2 4
+#   (both: every variant and daemon flavor, overlayfs beside raw)
 #   stat  as lat with numjobs 4 and the xattr daemon (attr_timeout 1 s), each
 #         FUSE variant without ("nostat") and with ("statloop") a process
 #         stat(2)ing the file once a millisecond (tests/bin/fbstatloop):
@@ -46,8 +47,13 @@
 #              flavors of the FUSE variants, where a variant has them),
 #              FB_BENCH_PERF ("": none; e.g. "raw/- overlayfs/- ours/xattr
 #              stock/noxattr": after the counted runs of each such
-#              variant/daemon, one more at its first numjobs under perf,
-#              its profile in OUT.perf/WORKLOAD-VARIANT-DAEMON.txt)
+#              variant/daemon, one more at each numjobs of
+#              FB_BENCH_PERF_JOBS (default: the workload's first) under
+#              perf, its profile in
+#              OUT.perf/WORKLOAD-VARIANT-DAEMON-jNUMJOBS.txt)
+# The knobs are checked by bench_knobs_check (tests/bench/lib.sh), as
+# tests/bench/run.sh does before it builds; here a list set but empty
+# counts as unset.
 out=${1:?usage: bench.sh OUT.csv}
 FB_TOP=$(cd "$(dirname "$0")/../../.." && pwd)
 export FB_TOP
@@ -57,8 +63,8 @@ reps=${FB_BENCH_REPS:-3}
 
 die() { echo "bench: $*" >&2; exit 1; }
 
+bench_m=$(bench_knobs_check unset) || die "$bench_m"
 variants=${FB_BENCH_VARIANTS:-raw overlayfs stock unpatched ours}
-bench_variants_ok "$variants" || die "FB_BENCH_VARIANTS must be names from 'raw overlayfs stock unpatched ours', not '$variants'"
 bench_devices || die "cannot make the null_blk devices (null_blk with configfs, XFS)"
 
 mkdir -p "$FB_SCRATCH"
@@ -78,14 +84,6 @@ else
 fi
 workloads=${FB_BENCH_WORKLOADS:-lat aio stat}
 order=${FB_BENCH_ORDER:-blocks}
-case $order in
-blocks | interleave) ;;
-*) die "FB_BENCH_ORDER must be blocks or interleave, not '$order'" ;;
-esac
-[ -z "${FB_BENCH_JOBS:-}" ] || bench_jobs_ok "$FB_BENCH_JOBS" ||
-	die "FB_BENCH_JOBS must be numjobs (1-64) separated by spaces, not '$FB_BENCH_JOBS'"
-[ -z "${FB_BENCH_DAEMONS:-}" ] || bench_daemons_ok "$FB_BENCH_DAEMONS" ||
-	die "FB_BENCH_DAEMONS must be names from 'xattr killpriv2 noxattr', not '$FB_BENCH_DAEMONS'"
 
 # daemons_of VARIANT: its daemon flavors ("-": none), FB_BENCH_DAEMONS kept
 daemons_of() {
@@ -173,15 +171,20 @@ run() {
 	echo "bench: $1 $vname $3 numjobs=$4 rep=$5: $iops IOPS"
 }
 
-# profile WORKLOAD VARIANT DAEMON NUMJOBS: FB_BENCH_PERF's uncounted run
+# profile WORKLOAD VARIANT DAEMON NUMJOBS...: FB_BENCH_PERF's uncounted
+# runs, one at each NUMJOBS
 profile() {
 	case " ${FB_BENCH_PERF:-} " in
-	*" $vname/$3 "*)
-		mkdir -p "${out%.csv}.perf"
-		bench_perf "$dir" "$1" "$4" "${out%.csv}.perf/$1-$vname-$3.txt"
-		echo "bench: $1 $vname $3: perf profile in ${out%.csv}.perf/$1-$vname-$3.txt"
-		;;
+	*" $vname/$3 "*) ;;
+	*) return ;;
 	esac
+	mkdir -p "${out%.csv}.perf"
+	pw=$1 pd=$3
+	shift 3
+	for pn in "$@"; do
+		bench_perf "$dir" "$pw" "$pn" "${out%.csv}.perf/$pw-$vname-$pd-j$pn.txt"
+		echo "bench: $pw $vname $pd numjobs=$pn: perf profile in ${out%.csv}.perf/$pw-$vname-$pd-j$pn.txt"
+	done
 }
 
 for w in lat aio; do
@@ -192,13 +195,13 @@ for w in lat aio; do
 	esac
 	[ "${FB_BENCH_QUICK:-0}" = 1 ] && jobs="1 4"
 	[ -n "${FB_BENCH_JOBS:-}" ] && jobs=$FB_BENCH_JOBS
-	# shellcheck disable=SC2086 # the first numjobs: the profiled runs'
-	first=$(set -- $jobs && echo "$1")
+	# the profiled runs' numjobs: FB_BENCH_PERF_JOBS, else the first
+	# shellcheck disable=SC2086
+	pjobs=${FB_BENCH_PERF_JOBS:-$(set -- $jobs && echo "$1")}
 	bench_prewrite "$xfs"
 	# the series of this workload, variant/daemon, in run order
 	series=""
 	for v in $variants; do
-		[ "$v" = overlayfs ] && [ $w != aio ] && continue
 		for d in $(daemons_of "$v"); do
 			series="$series $v/$d"
 		done
@@ -226,7 +229,8 @@ for w in lat aio; do
 		for s in $series; do
 			[ -n "${FB_BENCH_PERF:-}" ] || break
 			on "${s%/*}" "${s#*/}" "$xfs"
-			profile $w "${s%/*}" "${s#*/}" "$first"
+			# shellcheck disable=SC2086 # numjobs
+			profile $w "${s%/*}" "${s#*/}" $pjobs
 			off "${s%/*}" "$xfs"
 		done
 		continue
@@ -243,7 +247,8 @@ for w in lat aio; do
 		done
 		counts "${s%/*}" $w "${s#*/}"
 		# after the counts: the profiled run is not one of the counted
-		profile $w "${s%/*}" "${s#*/}" "$first"
+		# shellcheck disable=SC2086 # numjobs
+		profile $w "${s%/*}" "${s#*/}" $pjobs
 		off "${s%/*}" "$xfs"
 	done
 done
