@@ -49,6 +49,12 @@ case " ${FB_BENCH_WORKLOADS:-} " in
 	[ "$(printf %s "$FB_BENCH_WORKLOADS" | tr -d ' ')" = hp ] ||
 		die "workload hp boots the Debian 13 guest root: run it alone (FB_BENCH_WORKLOADS=hp), not with '$FB_BENCH_WORKLOADS'"
 	[ -z "${FB_BENCH_PERF:-}" ] || die "FB_BENCH_PERF: the Debian 13 guest root of workload hp has no perf"
+	# a kernel whose config is here: at once (else after its build, below)
+	for k in "$@"; do
+		c=$(cat "/boot/config-$k" "/lib/modules/$k/config" 2> /dev/null | grep -m 1 '^CONFIG_FUSE_FS=')
+		[ "$c" != CONFIG_FUSE_FS=m ] ||
+			die "workload hp: FUSE is a module on $k (CONFIG_FUSE_FS=m: our module is the drop-in, with no takeover): hp needs a kernel whose FUSE is built in"
+	done
 	root=$(sh dev/guest-root.sh make) || die "workload hp: no Debian 13 guest root (dev/guest-root.sh make failed)"
 	hp=/usr/local/libexec/fuse-backport-test/passthrough_hp
 	if [ ! -x "$root$hp" ] || [ ! -s "$root$hp.source" ]; then
@@ -62,7 +68,7 @@ for kver in "$@"; do
 		die "cannot build our module for $kver (build/bench-modules.log)"
 	# the drop-in (fuse.ko, CONFIG_FUSE_FS=m) has no takeover
 	[ -z "$root" ] || [ ! -f "build/$kver/fuse.ko" ] ||
-		die "workload hp: FUSE is a module on $kver (our module is the drop-in, with no takeover): hp needs a kernel whose FUSE is built in"
+		die "workload hp: FUSE is a module on $kver (CONFIG_FUSE_FS=m: our module is the drop-in, with no takeover): hp needs a kernel whose FUSE is built in"
 	# the unpatched base only for a run that measures it (the stat
 	# workload always does, hp never)
 	case ${root:+hp}" ${FB_BENCH_VARIANTS:-unpatched} ${FB_BENCH_WORKLOADS:-stat} " in
