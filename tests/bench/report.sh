@@ -260,7 +260,7 @@ if command -v gnuplot > /dev/null; then
 				"$outdir/medians.csv" > "$f"
 			[ -s "$f" ] && p="$p${p:+, }\"$f\" using 1:2:3:4 with yerrorlines title \"$(echo "$s" | cut -d, -f3-)\""
 		done
-		[ -n "$p" ] && plots="${plots}set title \"$t\"
+		[ -n "$p" ] && plots="${plots}set title \"$t\" noenhanced
 plot $p
 "
 	done
