@@ -5,7 +5,9 @@
 # an interleaved run, FB_BENCH_ORDER=interleave, also each run against raw's
 # of the same repetition), and
 # a PNG plot (IOPS against numjobs, a line per variant) when gnuplot exists;
-# the CSV of tests/bench/ab.sh (a against b) as its own table.
+# the CSV of tests/bench/ab.sh (a against b) as its own table. The hp
+# workload (passthrough_hp) gets its own table, the daemon's version and
+# command line from the run's meta.txt beside RAW.csv (tests/bench/run.sh).
 #
 # usage: tests/bench/report.sh RAW.csv OUTDIR TITLE
 set -eu
@@ -35,6 +37,26 @@ ratio() {
 	else
 		printf '–'
 	fi
+}
+# hp_intro: the hp table's heading, with the daemon's version and command
+# line from the run's meta.txt (tests/bench/run.sh)
+hp_intro() {
+	hp_meta=$(dirname "$csv")/meta.txt
+	hp_v=$(sed -n 's/^passthrough_hp: //p' "$hp_meta" 2> /dev/null)
+	hp_c=$(sed -n 's/^passthrough_hp command: //p' "$hp_meta" 2> /dev/null)
+	echo "**libfuse's passthrough_hp** (latency-bound as above: null_blk completion 50 µs, psync),"
+	echo "on the Debian 13 guest root. stock: the built-in FUSE (our module loaded, the takeover"
+	echo "off); ours: the same \`-t fuse\` mount served by ours through the takeover. Each mount was"
+	echo "checked to be served by the module named (else the run ends without a table) and to be"
+	echo "in passthrough mode. passthrough_hp sets parallel_direct_writes on every open but, in"
+	echo "passthrough mode, not direct_io: the built-in FUSE drops FOPEN_PARALLEL_DIRECT_WRITES"
+	echo "without FOPEN_DIRECT_IO and holds the inode lock exclusively around each passthrough"
+	echo "write; ours keeps the flag in passthrough mode and holds the lock shared for"
+	echo "non-extending O_DIRECT writes. Ratios of medians."
+	echo
+	echo "- daemon: built from ${hp_v:-(version not recorded)}"
+	echo "- command: \`${hp_c:-not recorded}\` (no options: passthrough on, attribute and entry"
+	echo "  timeout 86400 s, libfuse's default worker threads)"
 }
 
 # ab's layout (tests/bench/ab.sh): a against b, raw XFS beside them; no plot.
@@ -85,7 +107,7 @@ paired() {
 		}
 		END {
 			h = "| jobs |"; l = "|---:|"
-			for (i = 1; i <= ns; i++) { n = ser[i]; sub(/ (xattr|-)$/, "", n); h = h " " n "/" ref " |"; l = l "---:|" }
+			for (i = 1; i <= ns; i++) { n = ser[i]; sub(/ (xattr|passthrough_hp|-)$/, "", n); h = h " " n "/" ref " |"; l = l "---:|" }
 			print h; print l
 			for (j = 1; j <= nj; j++) {
 				row = "| " jobs[j] " |"
@@ -133,27 +155,38 @@ paired() {
 		echo "variant and daemon in turn, each on a mount of its own, the order reversed in every"
 		echo "second repetition."
 	fi
-	for w in lat aio; do
+	for w in lat aio hp; do
 		grep -q "^$w," "$outdir/medians.csv" || continue
 		echo
 		case $w in
 		lat) echo "**Latency-bound** (null_blk completion 50 µs, psync):" ;;
 		aio) echo "**Published configuration** (libaio iodepth 64, no device delay):" ;;
+		hp) hp_intro ;;
 		esac
 		echo
 		sv=stock sl=stock
 		grep -q "^$w,stock-dio," "$outdir/medians.csv" && sv=stock-dio sl="stock direct-io"
-		echo "| jobs | raw XFS | $sl | unpatched | ours | ours/unpatched | ours/raw | ours/$sl | stock killpriv2 | ours killpriv2 | stock noxattr | ours noxattr |"
-		echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-		awk -F, -v w=$w '$1 == w { print $4 }' "$outdir/medians.csv" | sort -nu | while read -r n; do
-			echo "| $n | $(cell $w raw - "$n") | $(cell $w $sv xattr "$n") | $(cell $w unpatched xattr "$n") | $(cell $w ours xattr "$n") |" \
-				"$(ratio "$(med $w ours xattr "$n")" "$(med $w unpatched xattr "$n")") |" \
-				"$(ratio "$(med $w ours xattr "$n")" "$(med $w raw - "$n")") |" \
-				"$(ratio "$(med $w ours xattr "$n")" "$(med $w $sv xattr "$n")") |" \
-				"$(cell $w stock killpriv2 "$n") | $(cell $w ours killpriv2 "$n") | $(cell $w stock noxattr "$n") | $(cell $w ours noxattr "$n") |"
-		done
-		echo
-		echo "GETXATTR requests the daemon saw in the runs above (xattr daemon): $sl $(getx $w $sv xattr), unpatched $(getx $w unpatched xattr), ours $(getx $w ours xattr)."
+		if [ $w = hp ]; then
+			echo "| jobs | raw XFS | stock | ours | stock/raw | ours/raw | ours/stock |"
+			echo "|---:|---:|---:|---:|---:|---:|---:|"
+			awk -F, '$1 == "hp" { print $4 }' "$outdir/medians.csv" | sort -nu | while read -r n; do
+				r=$(med hp raw - "$n") st=$(med hp stock passthrough_hp "$n") u=$(med hp ours passthrough_hp "$n")
+				echo "| $n | $(cell hp raw - "$n") | $(cell hp stock passthrough_hp "$n") | $(cell hp ours passthrough_hp "$n") |" \
+					"$(ratio "$st" "$r") | $(ratio "$u" "$r") | $(ratio "$u" "$st") |"
+			done
+		else
+			echo "| jobs | raw XFS | $sl | unpatched | ours | ours/unpatched | ours/raw | ours/$sl | stock killpriv2 | ours killpriv2 | stock noxattr | ours noxattr |"
+			echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+			awk -F, -v w=$w '$1 == w { print $4 }' "$outdir/medians.csv" | sort -nu | while read -r n; do
+				echo "| $n | $(cell $w raw - "$n") | $(cell $w $sv xattr "$n") | $(cell $w unpatched xattr "$n") | $(cell $w ours xattr "$n") |" \
+					"$(ratio "$(med $w ours xattr "$n")" "$(med $w unpatched xattr "$n")") |" \
+					"$(ratio "$(med $w ours xattr "$n")" "$(med $w raw - "$n")") |" \
+					"$(ratio "$(med $w ours xattr "$n")" "$(med $w $sv xattr "$n")") |" \
+					"$(cell $w stock killpriv2 "$n") | $(cell $w ours killpriv2 "$n") | $(cell $w stock noxattr "$n") | $(cell $w ours noxattr "$n") |"
+			done
+			echo
+			echo "GETXATTR requests the daemon saw in the runs above (xattr daemon): $sl $(getx $w $sv xattr), unpatched $(getx $w unpatched xattr), ours $(getx $w ours xattr)."
+		fi
 		# runs that counted GETATTR too (tests/vm/guest/bench.sh since the
 		# overlayfs reference): per variant and daemon, and per 1000 writes
 		if grep -q "^$w,[^,]*,[^,]*,getattr," "$csv"; then
@@ -232,22 +265,24 @@ cat "$outdir/table.md"
 
 if command -v gnuplot > /dev/null; then
 	plots=""
-	for w in lat aio; do
+	for w in lat aio hp; do
 		grep -q "^$w," "$outdir/medians.csv" || continue
 		case $w in
 		lat) t="latency-bound: psync, 50 us device completion" ;;
 		aio) t="libaio iodepth 64, no device delay" ;;
+		hp) t="passthrough_hp, latency-bound: psync, 50 us device completion" ;;
 		esac
 		p=""
 		for s in "raw,-,raw XFS" "stock,xattr,stock passthrough" "stock-dio,xattr,stock direct-io" "unpatched,xattr,unpatched base" \
-			 "ours,xattr,ours" "ours,noxattr,ours, daemon without xattrs" "overlayfs,-,overlayfs (reference)"; do
+			 "ours,xattr,ours" "ours,noxattr,ours, daemon without xattrs" "overlayfs,-,overlayfs (reference)" \
+			 "stock,passthrough_hp,stock (built-in FUSE)" "ours,passthrough_hp,ours (takeover)"; do
 			key=$(echo "$s" | cut -d, -f1,2)
 			f=$outdir/$w.$(echo "$key" | tr ',' '-').dat
 			awk -F, -v k="$w,$key" '$1 "," $2 "," $3 == k { print $4, $5, $6, $7 }' \
 				"$outdir/medians.csv" > "$f"
 			[ -s "$f" ] && p="$p${p:+, }\"$f\" using 1:2:3:4 with yerrorlines title \"$(echo "$s" | cut -d, -f3-)\""
 		done
-		[ -n "$p" ] && plots="${plots}set title \"$t\"
+		[ -n "$p" ] && plots="${plots}set title \"$t\" noenhanced
 plot $p
 "
 	done

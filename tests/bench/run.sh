@@ -4,6 +4,10 @@
 # and plot go to results/bench/<kver>/<run-id>/ (table.md, bench.png,
 # raw.csv, medians.csv, meta.txt: tests/lib/results.sh).
 # Not a timed test: it measures and prints, it asserts nothing.
+# FB_BENCH_WORKLOADS=hp (libfuse's passthrough_hp, ours through the
+# takeover) runs alone, on the Debian 13 guest root of dev/guest-root.sh
+# (made once, then reused), on a kernel whose FUSE is built in; meta.txt
+# records the daemon's version and command line, which the table repeats.
 #
 # usage: tests/bench/run.sh KVER...
 # environment: FB_BENCH_REPS, FB_BENCH_RUNTIME, FB_BENCH_QUICK,
@@ -30,13 +34,38 @@ for v in FB_BENCH_REPS FB_BENCH_RUNTIME FB_BENCH_QUICK FB_BENCH_WORKLOADS FB_BEN
 	[ -n "$l" ] && bench_env="$bench_env$v=\"$l\" "
 done
 mkdir -p build
+# workload hp (tests/vm/guest/bench.sh): the Debian 13 guest root, with
+# passthrough_hp in it
+root=""
+case " ${FB_BENCH_WORKLOADS:-} " in
+*" hp "*)
+	[ "$(printf %s "$FB_BENCH_WORKLOADS" | tr -d ' ')" = hp ] ||
+		die "workload hp boots the Debian 13 guest root: run it alone (FB_BENCH_WORKLOADS=hp), not with '$FB_BENCH_WORKLOADS'"
+	[ -z "${FB_BENCH_PERF:-}" ] || die "FB_BENCH_PERF: the Debian 13 guest root of workload hp has no perf"
+	# a kernel whose config is here: at once (else after its build, below)
+	for k in "$@"; do
+		c=$(cat "/boot/config-$k" "/lib/modules/$k/config" 2> /dev/null | grep -m 1 '^CONFIG_FUSE_FS=')
+		[ "$c" != CONFIG_FUSE_FS=m ] ||
+			die "workload hp: FUSE is a module on $k (CONFIG_FUSE_FS=m: our module is the drop-in, with no takeover): hp needs a kernel whose FUSE is built in"
+	done
+	root=$(sh dev/guest-root.sh make) || die "workload hp: no Debian 13 guest root (dev/guest-root.sh make failed)"
+	hp=/usr/local/libexec/fuse-backport-test/passthrough_hp
+	if [ ! -x "$root$hp" ] || [ ! -s "$root$hp.source" ]; then
+		die "workload hp: the Debian 13 guest root $root has no passthrough_hp ($hp)"
+	fi
+	;;
+esac
 
 for kver in "$@"; do
 	sh dev/build-for.sh "$kver" all > "build/bench-modules.log" 2>&1 ||
 		die "cannot build our module for $kver (build/bench-modules.log)"
+	# the drop-in (fuse.ko, CONFIG_FUSE_FS=m) has no takeover
+	[ -z "$root" ] || [ ! -f "build/$kver/fuse.ko" ] ||
+		die "workload hp: FUSE is a module on $kver (CONFIG_FUSE_FS=m: our module is the drop-in, with no takeover): hp needs a kernel whose FUSE is built in"
 	# the unpatched base only for a run that measures it (the stat
-	# workload always does)
-	case " ${FB_BENCH_VARIANTS:-unpatched} ${FB_BENCH_WORKLOADS:-stat} " in
+	# workload always does, hp never)
+	case ${root:+hp}" ${FB_BENCH_VARIANTS:-unpatched} ${FB_BENCH_WORKLOADS:-stat} " in
+	hp*) ;;
 	*" unpatched "* | *" stat "*)
 		sh dev/build-for.sh "$kver" none >> "build/bench-modules.log" 2>&1 ||
 			die "cannot build the unpatched base for $kver"
@@ -48,17 +77,30 @@ for kver in "$@"; do
 	res=$(fb_results_dir bench "$kver") || die "cannot make the results directory"
 	mkdir -p "$out" "$res"
 	csv=$out/bench-$kver.csv
-	rm -rf "$csv" "${csv%.csv}.perf"
+	rm -rf "$csv" "${csv%.csv}.perf" "${csv%.csv}.hp"
+	bootroot=""
+	[ -n "$root" ] && bootroot="--root $root"
+	# shellcheck disable=SC2086 # bootroot: an option and its value
 	FB_OUT=$out FB_MODDIR="$top/build/$kver" FB_MODDIR_UNPATCHED="$top/build/$kver-unpatched" \
-		"$top/tests/vm/boot.sh" --kver "$kver" --timeout 3600 --log "$out/bench-$kver.log" -- \
+		"$top/tests/vm/boot.sh" --kver "$kver" $bootroot --timeout 3600 --log "$out/bench-$kver.log" -- \
 		sh "$top/tests/vm/guest/bench.sh" "$csv" ||
 		die "the benchmark VM run failed (log: $out/bench-$kver.log)"
+	[ -z "$root" ] || [ -s "${csv%.csv}.hp" ] ||
+		die "the guest wrote no ${csv%.csv}.hp (passthrough_hp's version and command line)"
 	cp "$csv" "$res/raw.csv"
 	# FB_BENCH_PERF's profiles (tests/vm/guest/bench.sh)
 	[ -d "${csv%.csv}.perf" ] && cp -r "${csv%.csv}.perf" "$res/perf"
-	sh tests/bench/report.sh "$res/raw.csv" "$res" "fuse-backport $(modinfo -F version "$(find "$top/build/$kver" -maxdepth 1 -name "*.ko" | head -n 1)") on Debian $kver, QEMU TCG 2 vCPUs" ||
+	# meta.txt before the report: for hp, the report repeats its lines on
+	# the daemon (the guest's OUT.hp)
+	mod=$(modinfo -F version "$(find "$top/build/$kver" -maxdepth 1 -name "*.ko" | head -n 1)")
+	if [ -n "$root" ]; then
+		fb_meta_write "$res" "${bench_env}make bench KVER=$kver (tests/bench/run.sh $*)" "module: $mod" \
+			"guest root: $root (Debian $(cat "$root/etc/debian_version"))" \
+			"$(sed -n 1p "${csv%.csv}.hp")" "$(sed -n 2p "${csv%.csv}.hp")"
+	else
+		fb_meta_write "$res" "${bench_env}make bench KVER=$kver (tests/bench/run.sh $*)" "module: $mod"
+	fi
+	sh tests/bench/report.sh "$res/raw.csv" "$res" "fuse-backport $mod on Debian $kver${root:+ (Debian 13 guest root)}, QEMU TCG 2 vCPUs" ||
 		die "cannot make the report"
-	fb_meta_write "$res" "${bench_env}make bench KVER=$kver (tests/bench/run.sh $*)" \
-		"module: $(modinfo -F version "$(find "$top/build/$kver" -maxdepth 1 -name "*.ko" | head -n 1)")"
 	res=""
 done

@@ -27,6 +27,16 @@
 #         stat(2)ing the file once a millisecond (tests/bin/fbstatloop):
 #         our writes change ctime, and the privilege cache must survive
 #         the refreshes (GETXATTR counted)
+#   hp    as lat, through libfuse's passthrough_hp (built unmodified from
+#         Debian 13's fuse3 source, run with its defaults: passthrough on)
+#         instead of the test daemon, daemon "passthrough_hp" in the CSV:
+#         raw, stock = the built-in FUSE (our module loaded, the takeover
+#         off), ours = the takeover on; each mount is checked to be served
+#         by the one it is named for and to be in passthrough mode, else
+#         the run dies (no table). Needs the renamed flavor (the takeover)
+#         and the Debian 13 guest root (tests/bench/run.sh boots it); not
+#         in the default list. Writes OUT.hp: the daemon's version and
+#         command line
 # Writes one CSV line per run: workload,variant,daemon,numjobs,rep,iops;
 # and per FUSE variant and daemon the requests its daemon saw over all its
 # runs: numjobs "getxattr" (GETXATTR) and "getattr" (GETATTR + STATX), rep 0
@@ -34,7 +44,7 @@
 # usage: tests/vm/guest/bench.sh OUT.csv
 # environment: FB_MODDIR, FB_MODDIR_UNPATCHED, FB_BENCH_REPS (3),
 #              FB_BENCH_RUNTIME (seconds per run, 4), FB_BENCH_QUICK=1,
-#              FB_BENCH_WORKLOADS ("lat aio stat"),
+#              FB_BENCH_WORKLOADS ("lat aio stat"; or hp),
 #              FB_BENCH_VARIANTS ("raw overlayfs stock unpatched ours": the
 #              variants of the lat and aio workloads, run in that order),
 #              FB_BENCH_ORDER (blocks: every run of one variant/daemon
@@ -54,6 +64,8 @@
 # The knobs are checked by bench_knobs_check (tests/bench/lib.sh), as
 # tests/bench/run.sh does before it builds; here a list set but empty
 # counts as unset.
+# FB_TAKEOVER_RED=off (hp's red run: the takeover is never turned on, so
+# the first ours mount must end the run).
 out=${1:?usage: bench.sh OUT.csv}
 FB_TOP=$(cd "$(dirname "$0")/../../.." && pwd)
 export FB_TOP
@@ -114,6 +126,10 @@ on() {
 			die "mount overlayfs: $(cat "$FB_SCRATCH/mount.err")"
 		;;
 	*)
+		if [ "$2" = passthrough_hp ]; then
+			hp_on "$1" "$3"
+			return
+		fi
 		# blocks: loaded afresh for every series, as before interleave
 		if [ "$order" = blocks ] || [ "$loaded" != "$1" ]; then
 			fb_use "$1" > /dev/null 2>&1 || die "cannot load $1"
@@ -143,8 +159,8 @@ on() {
 # counts VARIANT WORKLOAD DAEMON: the requests its daemon saw on this mount
 # (rep 0: report.sh sums them per variant and daemon)
 counts() {
-	case $1 in
-	raw | overlayfs) return ;;
+	case $1/$3 in
+	raw/* | overlayfs/* | */passthrough_hp) return ;;
 	esac
 	getx=$(fb_stat op_GETXATTR)
 	geta=$(fb_stat op_GETATTR) statx=$(fb_stat op_STATX)
@@ -154,18 +170,104 @@ counts() {
 	echo "$2,$vname,$3,getattr,0,$geta" >> "$out"
 }
 
-# off VARIANT XFS: unmounts what on mounted
+# off VARIANT XFS DAEMON: unmounts what on mounted
 off() {
-	case $1 in
-	raw) ;;
-	overlayfs) bench_overlay_off "$2" "$dir" || die "cannot unmount the overlayfs on $dir" ;;
+	case $1/$3 in
+	raw/*) ;;
+	overlayfs/*) bench_overlay_off "$2" "$dir" || die "cannot unmount the overlayfs on $dir" ;;
+	*/passthrough_hp) hp_off ;;
 	*) fb_umount ;;
 	esac
 }
 
-# run WORKLOAD VARIANT DAEMON NUMJOBS REP: one counted fio run on $dir
+# fio_of WORKLOAD: the fio workload of tests/bench/lib.sh it runs
+fio_of() {
+	case $1 in
+	hp) echo lat ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# The hp workload: libfuse's passthrough_hp as the Debian 13 guest root has
+# it (dev/guest-root.sh), mounted -t fuse on /dev/fuse over the XFS, on
+# hp_mnt; stock and ours differ only in the takeover parameter, switched
+# while no mount is alive (tests/suites/takeover.sh).
+hp=/usr/local/libexec/fuse-backport-test/passthrough_hp
+hp_mnt=$FB_SCRATCH/hp
+hp_p=""
+# hp_setup: ours loaded (with the takeover off it serves nothing of -t
+# fuse), the built-in's control fs mounted, the daemon's record in OUT.hp
+hp_setup() {
+	if [ ! -x "$hp" ] || [ ! -s "$hp.source" ]; then
+		die "workload hp: no $hp in this guest's root (the Debian 13 root: tests/bench/run.sh boots it)"
+	fi
+	fb_use ours > /dev/null 2>&1 || die "cannot load ours"
+	loaded=ours
+	hp_p=/sys/module/$FB_MODNAME/parameters/takeover
+	if [ "$FB_FSTYPE" = fuse ] || [ ! -f "$hp_p" ]; then
+		die "workload hp: ours is fs type $FB_FSTYPE here, with no takeover ($hp_p): FUSE is a module on this kernel"
+	fi
+	BICTL=/sys/fs/fuse/connections
+	mountpoint -q "$BICTL" || mount -t fusectl none "$BICTL" 2> /dev/null
+	mkdir -p "$hp_mnt"
+	{
+		echo "passthrough_hp: $(sed -n 's/^source: //p' "$hp.source"); $(sed -n '/sha256/p' "$hp.source"); on libfuse3-4 $(dpkg-query -W -f '${Version}' libfuse3-4 2> /dev/null)"
+		echo "passthrough_hp command: $hp $xfs $hp_mnt"
+	} > "${out%.csv}.hp"
+}
+# hp_set 0|1: the takeover parameter, written only when it changes (a
+# second enable is refused)
+hp_set() {
+	read -r hp_v < "$hp_p"
+	[ "$hp_v" = "$1" ] && return
+	echo "$1" > "$hp_p" 2> "$FB_SCRATCH/takeover.err"
+	read -r hp_v < "$hp_p"
+	[ "$hp_v" = "$1" ] || die "cannot set the takeover to $1: $(head -n 1 "$FB_SCRATCH/takeover.err")"
+}
+# hp_on VARIANT XFS: passthrough_hp over XFS, served by the built-in FUSE
+# (stock) or ours (ours), in passthrough mode; else the run dies
+hp_on() {
+	hp_who=builtin
+	if [ "$1" = ours ]; then
+		hp_who=ours
+		if [ "${FB_TAKEOVER_RED:-}" = off ]; then
+			echo "bench: FB_TAKEOVER_RED=off: the takeover is not turned on (a red run)"
+		else
+			hp_set 1
+		fi
+	else
+		hp_set 0
+	fi
+	timeout 60 "$hp" "$2" "$hp_mnt" > "$FB_SCRATCH/hp.out" 2>&1 ||
+		die "passthrough_hp did not mount on $hp_mnt: $(head -n 1 "$FB_SCRATCH/hp.out")"
+	case $(fb_fstype "$hp_mnt") in
+	fuse | fuse.*) ;;
+	*) die "passthrough_hp's mount on $hp_mnt is $(fb_fstype "$hp_mnt"), not -t fuse" ;;
+	esac
+	read -r hp_v < "$hp_p"
+	fb_served_by $hp_who "$hp_mnt" ||
+		die "$1: passthrough_hp's mount (connection $(fb_conn "$hp_mnt"), takeover $hp_v) is not served by $hp_who: the wrong module, no table"
+	# passthrough in effect: a byte rewritten in the backing file directly
+	# is read through the mount at once (a FUSE page cache gives the old one)
+	if ! { printf a > "$hp_mnt/pt" && cat "$hp_mnt/pt" > /dev/null && printf b 1<> "$2/pt" &&
+		[ "$(cat "$hp_mnt/pt")" = b ]; }; then
+		die "$1: passthrough_hp's mount is not in passthrough mode (a byte changed in the backing file is not read through it)"
+	fi
+	rm -f "$hp_mnt/pt"
+	dir=$hp_mnt
+}
+# hp_off: unmount; the daemon exits
+hp_off() {
+	hp_pid=$(pgrep -x passthrough_hp | head -n 1)
+	timeout -k 2 20 umount "$hp_mnt" || die "cannot unmount passthrough_hp on $hp_mnt"
+	[ -z "$hp_pid" ] || fb_wait_while 100 fb_alive "$hp_pid" ||
+		die "passthrough_hp (pid $hp_pid) did not exit after its unmount"
+}
+
+# run WORKLOAD VARIANT DAEMON NUMJOBS REP: one counted fio run on $dir (hp:
+# lat's)
 run() {
-	iops=$(bench_fio "$dir" "$1" "$4")
+	iops=$(bench_fio "$dir" "$(fio_of "$1")" "$4")
 	[ -n "$iops" ] || die "fio failed ($1 $2 $3 $4): $(head -n 3 "$FB_SCRATCH/fio.err")"
 	echo "$1,$vname,$3,$4,$5,$iops" >> "$out"
 	echo "bench: $1 $vname $3 numjobs=$4 rep=$5: $iops IOPS"
@@ -187,10 +289,10 @@ profile() {
 	done
 }
 
-for w in lat aio; do
+for w in lat aio hp; do
 	case " $workloads " in *" $w "*) ;; *) continue ;; esac
 	case $w in
-	lat) xfs=/tmp/nbdelay jobs="1 2 4 8" ;;
+	lat | hp) xfs=/tmp/nbdelay jobs="1 2 4 8" ;;
 	aio) xfs=/tmp/nbfast jobs="1 2 4" ;;
 	esac
 	[ "${FB_BENCH_QUICK:-0}" = 1 ] && jobs="1 4"
@@ -199,9 +301,17 @@ for w in lat aio; do
 	# shellcheck disable=SC2086
 	pjobs=${FB_BENCH_PERF_JOBS:-$(set -- $jobs && echo "$1")}
 	bench_prewrite "$xfs"
+	[ $w = hp ] && hp_setup
 	# the series of this workload, variant/daemon, in run order
 	series=""
 	for v in $variants; do
+		if [ $w = hp ]; then
+			case $v in
+			raw) series="$series raw/-" ;;
+			stock | ours) series="$series $v/passthrough_hp" ;;
+			esac
+			continue
+		fi
 		for d in $(daemons_of "$v"); do
 			series="$series $v/$d"
 		done
@@ -220,7 +330,7 @@ for w in lat aio; do
 					on "${s%/*}" "${s#*/}" "$xfs"
 					run $w "${s%/*}" "${s#*/}" "$n" $r
 					counts "${s%/*}" $w "${s#*/}"
-					off "${s%/*}" "$xfs"
+					off "${s%/*}" "$xfs" "${s#*/}"
 				done
 				r=$((r + 1))
 			done
@@ -231,7 +341,7 @@ for w in lat aio; do
 			on "${s%/*}" "${s#*/}" "$xfs"
 			# shellcheck disable=SC2086 # numjobs
 			profile $w "${s%/*}" "${s#*/}" $pjobs
-			off "${s%/*}" "$xfs"
+			off "${s%/*}" "$xfs" "${s#*/}"
 		done
 		continue
 	fi
@@ -249,9 +359,11 @@ for w in lat aio; do
 		# after the counts: the profiled run is not one of the counted
 		# shellcheck disable=SC2086 # numjobs
 		profile $w "${s%/*}" "${s#*/}" $pjobs
-		off "${s%/*}" "$xfs"
+		off "${s%/*}" "$xfs" "${s#*/}"
 	done
 done
+# after hp, no mount alive: the takeover off again
+[ -z "$hp_p" ] || hp_set 0
 # the stat loop: tests/bin/fbstatloop, one stat(2) a millisecond (far more
 # often than the 1 s attribute timeout expires), no fork per call, so it
 # takes little CPU from the writers
