@@ -21,7 +21,21 @@
 #                        every writer's bytes in place (mount, backing store)
 #   dm_check_unlink      the files of the two checks unlinked, gone below
 #   dm_umount PROG       unmount DM_M; PROG exits
-# The checks return their status; the suites word and count the tests.
+# The checks return their status (on failure dm_why names the step that
+# failed); the suites word and count the tests. The checks' models are
+# written by the test, in DM_S. Optional, for a mount of another user
+# (the takeover suite's gocryptfs and rclone through fusermount3):
+#   DM_RUNAS   a command (a shell function) that runs its arguments as
+#              the mount's user: every access to DM_M goes through it (the
+#              models in DM_S must be readable by that user); empty: as
+#              the caller
+#   dm_bk      empty (set by the caller, without dm_cmd): no backing store
+#              to compare (a ciphertext); the caller checks it its own way
+#   DM_BK_WAIT tenths of a second the backing store may take to show the
+#              bytes (a daemon that writes back after close); default 0:
+#              at once
+#   DM_BREAK   model: each model changed in one byte after the writes (a
+#              red run: every byte compare must fail)
 dm_port=2222
 
 dm_pids() {
@@ -102,17 +116,49 @@ dm_version() {
 	dpkg-query -W -f='${Version}' "$1" 2> /dev/null
 }
 
+# dm_as CMD...: CMD as the mount's user (DM_RUNAS), or as the caller
+dm_as() {
+	if [ -n "${DM_RUNAS:-}" ]; then
+		"$DM_RUNAS" "$@"
+	else
+		"$@"
+	fi
+}
+# dm_bk_same NAME MODEL: the backing store's NAME is MODEL (no backing
+# store: true)
+dm_bk_same() {
+	[ -z "$dm_bk" ] || fb_wait_while "${DM_BK_WAIT:-0}" dm_differ "$2" "$dm_bk/$1"
+}
+dm_differ() {
+	! cmp -s "$1" "$2"
+}
+# dm_break FILE: with DM_BREAK=model, FILE's middle byte changed (+1)
+dm_break() {
+	[ "${DM_BREAK:-}" = model ] || return 0
+	dm_o=$(($(stat -c %s "$1") / 2))
+	dm_b=$(od -An -tu1 -j "$dm_o" -N 1 "$1" | tr -d ' ')
+	# shellcheck disable=SC2059 # the byte, as an octal escape
+	printf "\\$(printf %o $(((dm_b + 1) % 256)))" | dd of="$1" bs=1 seek="$dm_o" conv=notrunc status=none
+}
+
+# shellcheck disable=SC2034 # dm_why: for the suites
 dm_check_big() {
 	head -c 3000000 /dev/urandom > "$DM_S/ref"
-	cp "$DM_S/ref" "$DM_M/big" && cmp -s "$DM_S/ref" "$dm_bk/big" && fb_drop_caches && cmp -s "$DM_S/ref" "$DM_M/big" &&
-		[ "$(stat -c %s "$DM_M/big")" = 3000000 ] || return 1
+	dm_why="write" && dm_as cp "$DM_S/ref" "$DM_M/big" && dm_break "$DM_S/ref" &&
+		dm_why="the backing store" && dm_bk_same big "$DM_S/ref" &&
+		dm_why="read back (cold cache)" && fb_drop_caches && dm_as cmp -s "$DM_S/ref" "$DM_M/big" &&
+		dm_why=size && [ "$(dm_as stat -c %s "$DM_M/big")" = 3000000 ] || return 1
 	if [ "$1" = fuse-overlayfs ]; then
-		[ "$(cat "$DM_M/low")" = "lower file" ] || return 1
+		dm_why="the lower file"
+		[ "$(dm_as cat "$DM_M/low")" = "lower file" ] || return 1
 	fi
 }
 
+# shellcheck disable=SC2034 # dm_why: for the suites
 dm_check_parallel() {
-	head -c 1048576 /dev/zero > "$DM_M/par"
+	dm_why="the 1 MiB of zeros"
+	# shellcheck disable=SC2016 # the inner shell's $1
+	dm_as sh -c 'head -c 1048576 /dev/zero > "$1"' dm "$DM_M/par" || return 1
 	: > "$DM_S/expect"
 	dm_ps=""
 	for dm_i in 0 1 2 3; do
@@ -120,18 +166,22 @@ dm_check_parallel() {
 		cat "$DM_S/p$dm_i" >> "$DM_S/expect"
 	done
 	for dm_i in 0 1 2 3; do
-		dd if="$DM_S/p$dm_i" of="$DM_M/par" bs=65536 seek=$((dm_i * 4)) conv=notrunc,fsync status=none &
+		dm_as dd if="$DM_S/p$dm_i" of="$DM_M/par" bs=65536 seek=$((dm_i * 4)) conv=notrunc,fsync status=none &
 		dm_ps="$dm_ps $!"
 	done
 	dm_rc=0
 	for dm_p in $dm_ps; do
 		wait "$dm_p" || dm_rc=1
 	done
-	[ $dm_rc = 0 ] && cmp -s "$DM_S/expect" "$dm_bk/par" && fb_drop_caches && cmp -s "$DM_S/expect" "$DM_M/par"
+	dm_why="a writer failed" && [ $dm_rc = 0 ] && dm_break "$DM_S/expect" &&
+		dm_why="the backing store" && dm_bk_same par "$DM_S/expect" &&
+		dm_why="read back (cold cache)" && fb_drop_caches && dm_as cmp -s "$DM_S/expect" "$DM_M/par"
 }
 
+# shellcheck disable=SC2034 # dm_why: for the suites
 dm_check_unlink() {
-	rm "$DM_M/big" "$DM_M/par" && [ ! -e "$dm_bk/big" ]
+	dm_why="unlink" && dm_as rm "$DM_M/big" "$DM_M/par" &&
+		dm_why="still in the backing store" && { [ -z "$dm_bk" ] || fb_wait_while "${DM_BK_WAIT:-0}" [ -e "$dm_bk/big" ]; }
 }
 
 dm_umount() {

@@ -14,7 +14,11 @@
 #   b. a non-root mount through fusermount3 (fuse-overlayfs as uid 65534 on
 #      a directory it owns), unmounted with fusermount3 -u; gocryptfs (the
 #      ciphertext in its cipher dir, decrypted again by a new mount) and
-#      rclone (a local directory as the remote) the same way;
+#      rclone (a local directory as the remote) the same way, each with the
+#      daemons suite's I/O checks run as uid 65534 (3 MB, 4 writers,
+#      unlink; on gocryptfs the ciphertext's sizes, a plaintext marker
+#      nowhere in the cipher dir, the files equal to their models through a
+#      new read-only mount);
 #   c. fuse-overlayfs as uid 65534 in a user namespace of its own (unshare
 #      --user --map-root-user --mount), the rootless-podman path: a mount(2)
 #      of the user namespace's root, FS_USERNS_MOUNT;
@@ -28,12 +32,23 @@
 #      ours, and -t fusebp.fbtestd is denied.
 # FB_TAKEOVER_RED=off (a red run): the takeover is turned off before these
 # tests, so every daemon lands on the built-in FUSE and each "served by
-# ours" must fail.
+# ours" must fail. FB_TAKEOVER_RED=io (the red run of b's I/O checks on
+# gocryptfs and rclone): their models changed in one byte after the writes
+# (tests/lib/daemons.sh's DM_BREAK=model) and a copy of the plaintext
+# marker put in gocryptfs's cipher dir, so each byte compare and the
+# marker's must fail.
 # Uses the suite's S, ours, refcnt, setp, param, mount_on, umount_at.
-if [ "${FB_TAKEOVER_RED:-}" = off ]; then
+us_break=""
+case ${FB_TAKEOVER_RED:-} in
+off)
 	setp 0
 	tap_diag "FB_TAKEOVER_RED=off: the takeover is off for the userspace tests (parameter $(param)): a red run"
-fi
+	;;
+io)
+	us_break=model
+	tap_diag "FB_TAKEOVER_RED=io: gocryptfs's and rclone's I/O checks get models changed after the writes, and the plaintext marker in the cipher dir: a red run"
+	;;
+esac
 us_t0=$(date +%s)
 us_t=$us_t0
 # us_lap WHAT: a diagnostic line, the seconds WHAT took
@@ -142,6 +157,12 @@ us_lap "fusermount3"
 # b2. gocryptfs and rclone (Go, their own FUSE libraries) as uid 65534:
 # each calls fusermount (Debian's link to fusermount3) for its mount. All
 # I/O as that user: root may not enter a user's mount without allow_other.
+# On each, the daemons suite's I/O checks (tests/lib/daemons.sh) as that
+# user (DM_RUNAS), with the test's models in a directory of root's it can
+# read: 3 MB byte for byte, 4 parallel writers, unlink. gocryptfs's backing
+# store is ciphertext (dm_bk empty): there the ciphertext's sizes, a
+# plaintext marker found nowhere in the cipher dir, and the files equal to
+# the models again through a new mount.
 # not_up MNT PID: MNT is not mounted and PID runs
 not_up() {
 	! fb_mounted "$1" && kill -0 "$2" 2> /dev/null
@@ -153,6 +174,23 @@ user_opts() {
 	*) false ;;
 	esac
 }
+# io_tap RC DESC: tap_check; a failure names its step (io_why)
+io_tap() {
+	if [ "$1" = 0 ]; then
+		tap_check 0 "$2"
+	else
+		tap_check "$1" "$2 (failed: ${io_why:-?})"
+	fi
+}
+# io_dm CHECK [ARG]: a dm_check_* on a mount that is up (io_up); its step on failure
+io_dm() {
+	io_why="not mounted ($(fb_fstype "$DM_M"))"
+	io_up || return 1
+	"$@" || { io_why=$dm_why; return 1; }
+}
+us_umask=$(umask)
+umask 022
+DM_RUNAS=as_nobody DM_BREAK=$us_break
 G=$S/gc
 rm -rf "$G"
 mkdir -p "$G/cipher" "$G/m"
@@ -178,17 +216,99 @@ tap_check "$([ $grc = 0 ] && [ "$gty" = fuse.gocryptfs ] && [ "$gours" = 0 ] && 
 	[ $gio = 0 ] && [ -n "$(find "$G/cipher" -type f ! -name gocryptfs.conf ! -name gocryptfs.diriv -size +0)" ] &&
 	! grep -rq plaintext "$G/cipher"; echo $?)" \
 	"${gver:-gocryptfs (not installed)} as uid 65534 through fusermount3: served by ours (refcount $r0 -> $r1), a file written and read back, ciphertext only in the cipher dir (exit $grc $(head -n 1 "$S/gc.out"))"
+# gocryptfs's ciphertext of an N-byte file: an 18-byte header, and each
+# 4 KiB block 32 bytes more (AES-GCM or AES-SIV: a 16-byte nonce and tag),
+# 40 with XChaCha20-Poly1305 (a 24-byte nonce), as its gocryptfs.conf says
+gc_ov=32
+grep -q '"XChaCha20Poly1305"' "$G/cipher/gocryptfs.conf" 2> /dev/null && gc_ov=40
+gc_size() {
+	echo $((18 + $1 + gc_ov * (($1 + 4095) / 4096)))
+}
+# gc_files N: the files of the cipher dir of that size for N bytes
+gc_files() {
+	find "$G/cipher" -type f -size "$(gc_size "$1")c" | wc -l
+}
+io_up() {
+	[ "$(fb_fstype "$G/m")" = fuse.gocryptfs ]
+}
+DM_S=$G/model DM_M=$G/m dm_bk=""
+mkdir -p "$DM_S"
+gc_big() {
+	io_dm dm_check_big gocryptfs || return 1
+	io_why="$(gc_files 3000000) files of $(gc_size 3000000) bytes in the cipher dir"
+	[ "$(gc_files 3000000)" = 1 ]
+}
+gc_big
+io_tap $? "gocryptfs as uid 65534: 3 MB written and read back byte for byte (cold cache), one file of its ciphertext's size ($(gc_size 3000000) bytes) in the cipher dir"
+gc_par() {
+	io_dm dm_check_parallel || return 1
+	io_why="$(gc_files 1048576) files of $(gc_size 1048576) bytes in the cipher dir"
+	[ "$(gc_files 1048576)" = 1 ]
+}
+gc_par
+io_tap $? "gocryptfs as uid 65534: 4 parallel writers on one file, each its own 256 KiB: every writer's bytes in place (cold cache), one file of its ciphertext's size ($(gc_size 1048576) bytes) in the cipher dir"
+# a 64-byte marker, 1024 lines of it written through the mount: read back
+# there, found nowhere in the cipher dir. FB_TAKEOVER_RED=io: a copy of the
+# plaintext put in the cipher dir (as a leak would), which must be found
+marker=fuse-backport/issue-26/takeover/gocryptfs/plaintext-marker/00001
+yes "$marker" | head -n 1024 > "$DM_S/marker"
+gc_marker() {
+	io_why="not mounted"
+	io_up || return 1
+	io_why="write"
+	as_nobody cp "$DM_S/marker" "$G/m/marker" && fb_drop_caches || return 1
+	gm_r=$(as_nobody grep -cF "$marker" "$G/m/marker" 2>&1)
+	io_why="read back $gm_r times"
+	[ "$gm_r" = 1024 ] || return 1
+	[ "$us_break" = model ] && cp "$DM_S/marker" "$G/cipher/leak"
+	gm_n=$(grep -rcF -- "$marker" "$G/cipher" | awk -F: '{ n += $NF } END { print n + 0 }')
+	rm -f "$G/cipher/leak"
+	io_why="found $gm_n times in the cipher dir"
+	[ "$gm_n" = 0 ]
+}
+gc_marker
+io_tap $? "gocryptfs: a 64-byte marker written 1024 times as uid 65534 reads back 1024 times through the mount and is found 0 times in the cipher dir (grep -c)"
 as_nobody fusermount3 -u "$G/m" > "$S/gc.u" 2>&1
 gurc=$?
 fb_wait_while 100 pgrep -f "gocryptfs .*$G/cipher" > /dev/null
 gdown=$?
-# the ciphertext decrypts: a new mount (nothing cached) reads the file back
+# the ciphertext decrypts: a new mount (nothing cached) reads the file back,
+# then the I/O checks' files, equal to their models
 # shellcheck disable=SC2016 # expanded by the user's shell
 as_nobody env HOME="$G" timeout 60 gocryptfs -q -nosyslog -ro -passfile "$G/pass" "$G/cipher" "$G/m" > "$S/gc2.out" 2>&1 &&
-	as_nobody sh -c '[ "$(cat "$1/m/f")" = "gocryptfs plaintext" ]' gc "$G" && as_nobody fusermount3 -u "$G/m" >> "$S/gc2.out" 2>&1
+	as_nobody sh -c '[ "$(cat "$1/m/f")" = "gocryptfs plaintext" ]' gc "$G"
 g2rc=$?
+gc_again() {
+	io_why="the new mount or its file f (exit $g2rc)"
+	[ $g2rc = 0 ] && io_up || return 1
+	fb_drop_caches
+	for gf in ref:big expect:par marker:marker; do
+		io_why="${gf#*:} differs from its model: $(as_nobody cmp "$DM_S/${gf%%:*}" "$G/m/${gf#*:}" 2>&1 | head -n 1)"
+		as_nobody cmp -s "$DM_S/${gf%%:*}" "$G/m/${gf#*:}" || return 1
+	done
+}
+gc_again
+g3rc=$?
+g3why=$io_why
+[ $g2rc = 0 ] && { as_nobody fusermount3 -u "$G/m" >> "$S/gc2.out" 2>&1; g2rc=$?; }
 tap_check "$([ $gurc = 0 ] && [ $gdown = 0 ] && [ $g2rc = 0 ] && ! fb_mounted "$G/m"; echo $?)" \
 	"gocryptfs: fusermount3 -u by uid 65534 unmounts, the daemon exits; a new mount decrypts the file (exit $gurc $(head -n 1 "$S/gc.u"); $g2rc $(head -n 1 "$S/gc2.out"))"
+io_why=$g3why
+io_tap $g3rc "gocryptfs, after fusermount3 -u, a new read-only mount: the 3 MB file, the parallel writers' file and the marker's equal their models (cold cache)"
+# a third mount, read-write: unlink (tests/lib/daemons.sh), the files gone
+# through it and their ciphertext gone from the cipher dir
+as_nobody env HOME="$G" timeout 60 gocryptfs -q -nosyslog -passfile "$G/pass" "$G/cipher" "$G/m" > "$S/gc3.out" 2>&1
+gc_unlink() {
+	io_dm dm_check_unlink || return 1
+	io_why="still there through the mount"
+	! as_nobody test -e "$G/m/big" && ! as_nobody test -e "$G/m/par" || return 1
+	io_why="ciphertext left: $(gc_files 3000000) of $(gc_size 3000000) bytes, $(gc_files 1048576) of $(gc_size 1048576) bytes"
+	[ "$(gc_files 3000000)" = 0 ] && [ "$(gc_files 1048576)" = 0 ] || return 1
+	io_why="fusermount3 -u: $(as_nobody fusermount3 -u "$G/m" 2>&1)"
+	! fb_mounted "$G/m" && fb_wait_while 100 pgrep -f "gocryptfs .*$G/cipher" > /dev/null
+}
+gc_unlink
+io_tap $? "gocryptfs, a third mount (read-write): both files unlinked as uid 65534, gone through the mount, their ciphertext gone from the cipher dir; fusermount3 -u, the daemon exits ($(head -n 1 "$S/gc3.out"))"
 while fb_mounted "$G/m"; do
 	umount -l "$G/m" 2> /dev/null || break
 done
@@ -202,9 +322,13 @@ chown -R 65534:65534 "$R"
 rver=$(rclone version 2> /dev/null | head -n 1)
 r0=$(refcnt)
 # a local path as the remote; rclone in the foreground, as a background job
-# (rclone mount's --daemon differs between versions)
+# (rclone mount's --daemon differs between versions). --vfs-cache-mode
+# writes: without it rclone refuses a write that does not truncate or
+# seeks (the parallel writers'); it writes a file back to the source after
+# its close (--vfs-write-back 0s: at once), so the source is compared
+# within 15 s (DM_BK_WAIT)
 as_nobody env HOME="$R" rclone mount "$R/src" "$R/m" --config "$R/rclone.conf" --cache-dir "$R/cache" \
-	--vfs-cache-mode off > "$S/rc.out" 2>&1 &
+	--vfs-cache-mode writes --vfs-write-back 0s > "$S/rc.out" 2>&1 &
 rcpid=$!
 fb_wait_while 300 not_up "$R/m" "$rcpid"
 r1=$(refcnt)
@@ -214,9 +338,36 @@ rio=1
 # shellcheck disable=SC2016 # expanded by the user's shell
 [ "$rty" = fuse.rclone ] &&
 	as_nobody sh -c 'echo "rclone data" > "$1/m/f" && [ "$(cat "$1/m/f")" = "rclone data" ]' rc "$R" && rio=0
+# rc_nof: the source has no file f of that content (yet)
+rc_nof() {
+	[ "$(cat "$R/src/f" 2> /dev/null)" != "rclone data" ]
+}
 tap_check "$([ "$rty" = fuse.rclone ] && [ "$rours" = 0 ] && [ "$r1" -gt "$r0" ] && user_opts "$R/m" && [ $rio = 0 ] &&
-	[ "$(cat "$R/src/f")" = "rclone data" ] && [ "$(stat -c %u "$R/src/f")" = 65534 ]; echo $?)" \
+	fb_wait_while 150 rc_nof && [ "$(stat -c %u "$R/src/f")" = 65534 ]; echo $?)" \
 	"${rver:-rclone (not installed)} mount of a local directory as uid 65534 through fusermount3: served by ours (refcount $r0 -> $r1), a file written and read back, the same in the source directory ($(head -n 1 "$S/rc.out"))"
+io_up() {
+	[ "$(fb_fstype "$R/m")" = fuse.rclone ]
+}
+DM_S=$R/model DM_M=$R/m dm_bk=$R/src DM_BK_WAIT=150
+mkdir -p "$DM_S"
+rc_big() {
+	io_dm dm_check_big rclone || return 1
+	io_why="the source's file is uid $(stat -c %u "$R/src/big")'s"
+	[ "$(stat -c %u "$R/src/big")" = 65534 ]
+}
+rc_big
+io_tap $? "rclone as uid 65534: 3 MB written and read back byte for byte (cold cache), the same bytes in the source directory, its file uid 65534's"
+io_dm dm_check_parallel
+io_tap $? "rclone as uid 65534: 4 parallel writers on one file, each its own 256 KiB: every writer's bytes in place (mount and source directory)"
+rc_unlink() {
+	io_dm dm_check_unlink || return 1
+	io_why="the parallel writers' file still in the source directory"
+	fb_wait_while 150 [ -e "$R/src/par" ]
+}
+rc_unlink
+io_tap $? "rclone as uid 65534: both files unlinked, gone from the source directory"
+DM_RUNAS="" DM_BREAK="" DM_BK_WAIT=0 DM_S=$S/dm DM_M=$S/dm/m
+umask "$us_umask"
 as_nobody fusermount3 -u "$R/m" > "$S/rc.u" 2>&1
 rurc=$?
 fb_wait_while 100 fb_alive "$rcpid"
