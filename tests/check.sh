@@ -298,6 +298,9 @@ done
 # The debian13 suite in a guest whose root is Debian 13 (dev/guest-root.sh),
 # on the tier's debian13-kernels (the full tier's; the default tier skips it).
 section vm-debian13 sh tests/vm/debian13.sh
+# A boot through fuse-backport-takeover.service: systemd as PID 1 on a copy
+# of the Debian 13 guest root, on the tier's boot-kernels (tests/vm/boot-unit.sh).
+section vm-boot sh tests/vm/boot-unit.sh
 for k in $splice_stock_kvers; do
 	section "splice-stock-$k" sh tests/splice/stock.sh "$k"
 done
