@@ -34,6 +34,10 @@ for v in FB_BENCH_REPS FB_BENCH_RUNTIME FB_BENCH_QUICK FB_BENCH_WORKLOADS FB_BEN
 	[ -n "$l" ] && bench_env="$bench_env$v=\"$l\" "
 done
 mkdir -p build
+# hp_modular KVER: workload hp refused on a kernel whose FUSE is a module
+hp_modular() {
+	die "workload hp: FUSE is a module on $1 (CONFIG_FUSE_FS=m: our module is the drop-in, with no takeover): hp needs a kernel whose FUSE is built in"
+}
 # workload hp (tests/vm/guest/bench.sh): the Debian 13 guest root, with
 # passthrough_hp in it
 root=""
@@ -45,8 +49,7 @@ case " ${FB_BENCH_WORKLOADS:-} " in
 	# a kernel whose config is here: at once (else after its build, below)
 	for k in "$@"; do
 		c=$(cat "/boot/config-$k" "/lib/modules/$k/config" 2> /dev/null | grep -m 1 '^CONFIG_FUSE_FS=')
-		[ "$c" != CONFIG_FUSE_FS=m ] ||
-			die "workload hp: FUSE is a module on $k (CONFIG_FUSE_FS=m: our module is the drop-in, with no takeover): hp needs a kernel whose FUSE is built in"
+		[ "$c" != CONFIG_FUSE_FS=m ] || hp_modular "$k"
 	done
 	root=$(sh dev/guest-root.sh make) || die "workload hp: no Debian 13 guest root (dev/guest-root.sh make failed)"
 	hp=/usr/local/libexec/fuse-backport-test/passthrough_hp
@@ -60,8 +63,7 @@ for kver in "$@"; do
 	sh dev/build-for.sh "$kver" all > "build/bench-modules.log" 2>&1 ||
 		die "cannot build our module for $kver (build/bench-modules.log)"
 	# the drop-in (fuse.ko, CONFIG_FUSE_FS=m) has no takeover
-	[ -z "$root" ] || [ ! -f "build/$kver/fuse.ko" ] ||
-		die "workload hp: FUSE is a module on $kver (CONFIG_FUSE_FS=m: our module is the drop-in, with no takeover): hp needs a kernel whose FUSE is built in"
+	[ -z "$root" ] || [ ! -f "build/$kver/fuse.ko" ] || hp_modular "$kver"
 	# the unpatched base only for a run that measures it (the stat
 	# workload always does, hp never)
 	case ${root:+hp}" ${FB_BENCH_VARIANTS:-unpatched} ${FB_BENCH_WORKLOADS:-stat} " in
