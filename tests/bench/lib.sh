@@ -246,3 +246,48 @@ bench_writes() {
 		$1 == w && $2 == v && $3 == d && $4 != "getxattr" && $4 != "getattr" { s += $6 * t }
 		END { print s + 0 }'
 }
+
+# bench_perf_split DIR: the layers of a write, from the profiles of
+# FB_BENCH_PERF (DIR/WORKLOAD-VARIANT-DAEMON-jN.txt, tests/vm/guest/bench.sh),
+# one Markdown table row each. A layer is what a function's call tree holds
+# (its "children" samples) less the tree of the next function down:
+#   above the backing file: fuse_passthrough_write_iter or ovl_write_iter,
+#     less backing_file_write_iter
+#   fs/backing-file.c: backing_file_write_iter, less vfs_iocb_iter_write
+#     (vfs_iter_write where that is absent: the synchronous path)
+#   second VFS layer: that, less xfs_file_write_iter
+#   XFS: xfs_file_write_iter
+# in samples per 1000 writes (writes: the profiled run's IOPS times its
+# sample duration), and the stack (all three layers) as a share of XFS's
+# own tree, which leaves out how fast the emulated CPU ran that minute.
+# A layer whose functions are under the profile's 1% floor is "–".
+bench_perf_split() {
+	for f in "$1"/*-j*.txt; do
+		[ -f "$f" ] || continue
+		awk -v name="$(basename "$f" .txt)" '
+			NR == 1 && $NF == "IOPS" { iops = $(NF - 1) }
+			/^sample duration/ { dur = $4 / 1000 }
+			/^samples:/ { tot = $2 + 0 }
+			/^by task/ { sect = "task" }
+			/^by symbol/ { sect = "self" }
+			/^kernel symbols with what they call/ { sect = "tree" }
+			sect == "task" && NF == 3 && $3 == "swapper" { idle = $2 }
+			sect == "tree" && $4 == "[k]" { tree[$5] = $1 + 0 }
+			function s(fn) { return (fn in tree) ? tree[fn] * tot / 100 : -1 }
+			function cell(a, b) { return (a < 0 || b < 0) ? "–" : sprintf("%.1f", (a - b) * 1000 / w) }
+			END {
+				w = iops * dur
+				if (w <= 0 || tot <= 0) { printf "| %s | no IOPS or samples in the profile |||||||\n", name; exit }
+				top = s("fuse_passthrough_write_iter")
+				if (top < 0) top = s("ovl_write_iter")
+				bf = s("backing_file_write_iter")
+				vfs = s("vfs_iocb_iter_write")
+				if (vfs < 0) vfs = s("vfs_iter_write")
+				xfs = s("xfs_file_write_iter")
+				stack = (top < 0 || xfs <= 0) ? "–" : sprintf("%.1f%%", 100 * (top - xfs) / xfs)
+				printf "| %s | %d | %.1f | %s | %s | %s | %s | %s |\n", name, iops,
+					(tot - idle) * 1000 / w, cell(top, bf), cell(bf, vfs), cell(vfs, xfs),
+					cell(xfs, 0), stack
+			}' "$f"
+	done
+}

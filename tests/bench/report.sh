@@ -260,6 +260,18 @@ paired() {
 				"$(getx stat $v nostat) | $(getx stat $v statloop) |"
 		done
 	fi
+	if ls "$outdir"/perf/*-j*.txt > /dev/null 2>&1; then
+		echo
+		echo "**Where a write's time goes** (the profiles of FB_BENCH_PERF in perf/, one run each,"
+		echo "not counted above): samples per 1000 writes (cpu-clock, 999 Hz, both vCPUs) of the"
+		echo "run, less the idle loop, and of each layer's own call tree (a function's tree less"
+		echo "that of the next one down: tests/bench/lib.sh, bench_perf_split); the stack's three"
+		echo "layers as a share of XFS's tree in the same profile:"
+		echo
+		echo "| profile | IOPS | busy | above the backing file | fs/backing-file.c | second VFS layer | XFS | stack/XFS |"
+		echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+		bench_perf_split "$outdir/perf"
+	fi
 } > "$outdir/table.md"
 cat "$outdir/table.md"
 

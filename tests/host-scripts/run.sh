@@ -329,6 +329,11 @@ fi
 # shellcheck source=tests/host-scripts/count.sh
 . "$top/tests/host-scripts/count.sh"
 
+# The layers of a write in make bench's report (tests/bench/lib.sh), on
+# fake profiles.
+# shellcheck source=tests/host-scripts/perf-split.sh
+. "$top/tests/host-scripts/perf-split.sh"
+
 # The renamed module's load at boot (scripts/load-renamed.sh), with stubs.
 # shellcheck source=tests/host-scripts/load-renamed.sh
 . "$top/tests/host-scripts/load-renamed.sh"
