@@ -37,7 +37,7 @@ BUILD := build/$(KVER)
 endif
 
 .PHONY: all deps deps-test import import-all modules check-build check-tools check-vm check-debug \
-	check bench bench-ab demo dkms-install checkpatch clean distclean \
+	check bench bench-ab bench-pool demo dkms-install checkpatch clean distclean \
 	deps-pkg deb rpm kmod-deb repo repo-promote repo-rollback repo-status not-in-tmp test-progs
 
 all: modules
@@ -95,6 +95,12 @@ bench: deps-test
 bench-ab: not-in-tmp deps-test
 	@[ -n "$(REV)" ] || { echo "make: bench-ab needs REV=<git revision> (and KVER=)" >&2; exit 2; }
 	sh tests/bench/ab.sh $(if $(filter command line,$(origin KVER)),$(KVER),$(DEFAULT_KVER)) $(REV)
+
+# Several interleaved `make bench` runs of one kernel and module, their
+# paired ratios pooled (tests/bench/pool.sh): reads results/, runs nothing.
+bench-pool:
+	@[ -n "$(RUNS)" ] || { echo "make: bench-pool needs RUNS=\"results/bench/KVER/RUN-ID ...\"" >&2; exit 2; }
+	sh tests/bench/pool.sh $(RUNS)
 
 # Installs only what it needs (dev/deps.sh demo) and builds one module.
 demo: not-in-tmp

@@ -19,6 +19,7 @@
 #   results/vm/KVER/RUN-ID/report.md           (tests/vm/report.sh)
 #   results/bench/KVER/RUN-ID/table.md         (tests/bench/run.sh)
 #   results/bench-ab/KVER/RUN-ID/table.md      (tests/bench/ab.sh)
+#   results/bench-pool/KVER/RUN-ID/table.md    (tests/bench/pool.sh)
 #   .../meta.txt                               (how the run was made)
 # RUN-ID starts with the run's UTC time, so the newest run sorts last.
 #
@@ -285,10 +286,11 @@ put_block docs/testing.md times "$tmp/block"
 [ -f "$top/docs/benchmarks.md.in" ] || die "no docs/benchmarks.md.in"
 grep -q -x '@RESULTS@' "$top/docs/benchmarks.md.in" || die "docs/benchmarks.md.in has no line '@RESULTS@'"
 bench_results() {
-	for kind in bench bench-ab; do
+	for kind in bench bench-ab bench-pool; do
 		case $kind in
 		bench) what="\`make bench\`" ;;
 		bench-ab) what="\`make bench-ab\` (our module from this tree, a, against another revision's, b)" ;;
+		bench-pool) what="\`make bench-pool\` (the paired ratios of several interleaved \`make bench\` runs, pooled)" ;;
 		esac
 		for k in $(kvers "$kind"); do
 			rs=$(runs "$kind" "$k" table.md | sort -r)

@@ -291,3 +291,60 @@ bench_perf_split() {
 			}' "$f"
 	done
 }
+
+# bench_paired CSV WORKLOAD REF [N]: the paired-ratio table of an interleaved
+# run (or of several, pooled by tests/bench/pool.sh), each run of WORKLOAD
+# divided by REF's run (raw or overlayfs) of the same repetition and
+# numjobs: the median of those ratios [min-max] and, from 3 on, their
+# geometric mean with its 95% confidence interval (Student t on the log
+# ratios); N (any word) adds the number of ratios to each cell
+bench_paired() {
+	bench_rows "$1" | awk -F, -v w="$2" -v ref="$3" -v shown="${4:-}" '
+		# the 0.975 quantile of Student t with n degrees of freedom
+		function tq(n) {
+			split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 2.201 2.179 2.160 2.145 2.131 2.120 2.110 2.101 2.093 2.086 2.080 2.074 2.069 2.064 2.060 2.056 2.052 2.048 2.045 2.042", tqv, " ")
+			return n <= 30 ? tqv[n] : n <= 60 ? 2.000 : n <= 120 ? 1.980 : 1.960
+		}
+		$1 != w || $4 == "getxattr" || $4 == "getattr" { next }
+		$2 == ref { raw[$4 "," $5] = $6; if (!($4 in seen)) { seen[$4] = 1; jobs[++nj] = $4 }; next }
+		# against overlayfs: the FUSE variants only
+		ref != "raw" && $2 == "raw" { next }
+		{
+			s = $2 " " $3
+			if (!(s in has)) { has[s] = 1; ser[++ns] = s }
+			iops[s "," $4 "," $5] = $6
+		}
+		END {
+			h = "| jobs |"; l = "|---:|"
+			for (i = 1; i <= ns; i++) { n = ser[i]; sub(/ (xattr|passthrough_hp|-)$/, "", n); h = h " " n "/" ref " |"; l = l "---:|" }
+			print h; print l
+			for (j = 1; j <= nj; j++) {
+				row = "| " jobs[j] " |"
+				for (i = 1; i <= ns; i++) {
+					k = 0
+					for (key in iops) {
+						split(key, p, ",")
+						if (p[1] != ser[i] || p[2] != jobs[j] || !((p[2] "," p[3]) in raw) || !raw[p[2] "," p[3]]) continue
+						r[++k] = iops[key] / raw[p[2] "," p[3]]
+					}
+					# sort the k ratios
+					for (a = 2; a <= k; a++) { t = r[a]; for (b = a - 1; b >= 1 && r[b] > t; b--) r[b + 1] = r[b]; r[b + 1] = t }
+					if (k == 0) { row = row " – |"; continue }
+					m = (k % 2) ? r[(k + 1) / 2] : (r[k / 2] + r[k / 2 + 1]) / 2
+					c = sprintf(" %.2f× [%.2f–%.2f]", m, r[1], r[k])
+					# the geometric mean and its 95% confidence interval
+					# (Student t on the log ratios, two-sided)
+					if (k >= 3) {
+						ls = 0; for (a = 1; a <= k; a++) ls += log(r[a])
+						lm = ls / k; ss = 0
+						for (a = 1; a <= k; a++) ss += (log(r[a]) - lm) ^ 2
+						e = tq(k - 1) * sqrt(ss / (k - 1) / k)
+						c = c sprintf(", %.2f× (%.2f–%.2f)", exp(lm), exp(lm - e), exp(lm + e))
+					}
+					if (shown != "") c = c sprintf(", n %d", k)
+					row = row c " |"
+				}
+				print row
+			}
+		}'
+}

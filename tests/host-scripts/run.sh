@@ -334,6 +334,10 @@ fi
 # shellcheck source=tests/host-scripts/perf-split.sh
 . "$top/tests/host-scripts/perf-split.sh"
 
+# make bench-pool (tests/bench/pool.sh), on fake runs.
+# shellcheck source=tests/host-scripts/pool.sh
+. "$top/tests/host-scripts/pool.sh"
+
 # The renamed module's load at boot (scripts/load-renamed.sh), with stubs.
 # shellcheck source=tests/host-scripts/load-renamed.sh
 . "$top/tests/host-scripts/load-renamed.sh"
