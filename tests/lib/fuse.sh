@@ -298,6 +298,29 @@ fb_fstype() {
 	awk -v m="$1" '$5 == m { for (i = 7; i < NF; i++) if ($i == "-") { print $(i + 1); exit } }' /proc/self/mountinfo
 }
 
+# fb_passthrough_live MNT_FILE BACKING_FILE: whether FUSE passthrough is in
+# effect for MNT_FILE, a new file on a FUSE mount whose daemon keeps it as
+# BACKING_FILE. 64 KiB of "a" are written and read through the mount (a
+# FUSE page cache now holds them), then rewritten as "b" in BACKING_FILE
+# directly, and must read as 64 KiB of "b" through the mount at once: a
+# passthrough read is the backing file's own. Without passthrough the read
+# is the mount's page cache, still "a", if the daemon keeps that cache at
+# open (FOPEN_KEEP_CACHE), without direct_io, within its attribute timeout:
+# libfuse's passthrough_hp by default (keep_cache, 86400 s), which with
+# --nopassthrough gives 65536 "a"
+# (results/red-runs/issue26-trixie-guest/host-passthrough-check.txt). For
+# a daemon without keep_cache, or with direct_io, it proves nothing: those
+# read "b" too (fbtestd --mode cached, direct). Sets fb_pl_got to what the
+# mount gave; MNT_FILE is removed.
+fb_passthrough_live() {
+	fb_pl_got="nothing read"
+	head -c 65536 /dev/zero | tr '\0' a > "$1" && cat "$1" > /dev/null &&
+		head -c 65536 /dev/zero | tr '\0' b | dd of="$2" conv=notrunc status=none &&
+		fb_pl_got="$(stat -c %s "$1") bytes, $(tr -d b < "$1" | wc -c) not b, the first $(head -c 1 "$1")"
+	rm -f "$1"
+	[ "$fb_pl_got" = "65536 bytes, 0 not b, the first b" ]
+}
+
 # fb_backing_base NAME: sets FB_BASE to where a suite keeps its backing
 # files, NAME under the guest's XFS ($FB_XFS) when there is one, else under
 # $FB_SCRATCH, and says which (a TAP diagnostic: needs tests/lib/tap.sh).

@@ -12,7 +12,7 @@
 #     control fs, not the built-in's, and our refcount rises: the takeover
 #     suite's test); passthrough is in effect (bytes changed in the backing
 #     file directly are read through the mount at once, where a FUSE page
-#     cache would give the old ones); 3 MB byte for byte (cold cache) and 4 parallel writers on one
+#     cache would give the old ones: fb_passthrough_live); 3 MB byte for byte (cold cache) and 4 parallel writers on one
 #     file (tests/lib/daemons.sh), fio randwrite 4k direct with 4 jobs on
 #     one file, each verifying its own 1 MiB (crc32c); unlink, unmount, the
 #     daemon exits;
@@ -103,12 +103,8 @@ rc=$?
 tap_check "$([ $rc = 0 ] && is_fuse "$DM_M" && ours "$DM_M" && [ "$(refcnt)" -gt "$r0" ] && timeout -k 2 30 ls "$DM_M" > /dev/null; echo $?)" \
 	"passthrough_hp: -t $(fb_fstype "$DM_M") on /dev/fuse, served by ours (refcount $r0 -> $(refcnt)) (exit $rc $(head -n 1 "$S/hp.out"))"
 if fb_mounted "$DM_M"; then
-	head -c 65536 /dev/zero | tr '\0' a > "$DM_M/pt"
-	cat "$DM_M/pt" > /dev/null
-	head -c 65536 /dev/zero | tr '\0' b | dd of="$DM_S/b/pt" conv=notrunc status=none
-	tap_check "$([ "$(tr -d b < "$DM_M/pt" | wc -c)" = 0 ] && [ "$(stat -c %s "$DM_M/pt")" = 65536 ]; echo $?)" \
-		"passthrough_hp: passthrough in effect: 64 KiB rewritten in the backing file directly are read through the mount at once ($(head -c 1 "$DM_M/pt"); a FUSE page cache would give a)"
-	rm -f "$DM_M/pt"
+	fb_passthrough_live "$DM_M/pt" "$DM_S/b/pt"
+	tap_check $? "passthrough_hp: passthrough in effect: 64 KiB rewritten as b in the backing file directly are read through the mount at once ($fb_pl_got; a FUSE page cache would give a)"
 	dm_check_big passthrough_hp
 	tap_check $? "passthrough_hp: 3 MB written and read back byte for byte (cold cache), the same bytes in the backing store"
 	dm_check_parallel

@@ -247,13 +247,9 @@ hp_on() {
 	read -r hp_v < "$hp_p"
 	fb_served_by $hp_who "$hp_mnt" ||
 		die "$1: passthrough_hp's mount (connection $(fb_conn "$hp_mnt"), takeover $hp_v) is not served by $hp_who: the wrong module, no table"
-	# passthrough in effect: a byte rewritten in the backing file directly
-	# is read through the mount at once (a FUSE page cache gives the old one)
-	if ! { printf a > "$hp_mnt/pt" && cat "$hp_mnt/pt" > /dev/null && printf b 1<> "$2/pt" &&
-		[ "$(cat "$hp_mnt/pt")" = b ]; }; then
-		die "$1: passthrough_hp's mount is not in passthrough mode (a byte changed in the backing file is not read through it)"
-	fi
-	rm -f "$hp_mnt/pt"
+	# passthrough in effect (tests/lib/fuse.sh)
+	fb_passthrough_live "$hp_mnt/pt" "$2/pt" ||
+		die "$1: passthrough_hp's mount is not in passthrough mode: 64 KiB rewritten as b in the backing file, read through the mount: $fb_pl_got"
 	dir=$hp_mnt
 }
 # hp_off: unmount; the daemon exits
