@@ -14,7 +14,9 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
-die() { [ -n "${res:-}" ] && rm -rf "$res"; echo "bench-pool: $*" >&2; exit 1; }
+# res: the results directory this run made, removed if it fails
+res=""
+die() { [ -n "$res" ] && rm -rf "$res"; echo "bench-pool: $*" >&2; exit 1; }
 [ $# -ge 2 ] || { echo "usage: tests/bench/pool.sh RUN-DIR... (two or more results/bench/KVER/RUN-ID)" >&2; exit 2; }
 # shellcheck source=tests/lib/results.sh
 . "$top/tests/lib/results.sh"
