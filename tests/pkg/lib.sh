@@ -333,15 +333,27 @@ pt_fake_headers_deb() {
 	dpkg-deb --root-owner-group -Znone --build "$r" "$2/linux-headers-$1.deb" > /dev/null
 }
 
-pt_fake_image_deb() {
-	pt_fake_stock=""
+# pt_stock_fuse_kernel: the last kernel in /lib/modules with its own fuse,
+# cuse and virtiofs modules, or nothing
+pt_stock_fuse_kernel() {
+	pt_k=""
 	for pt_d in /lib/modules/*/kernel/fs/fuse; do
 		for pt_m in fuse cuse virtiofs; do
 			[ -n "$(find "$pt_d" -maxdepth 1 -name "$pt_m.ko*" 2> /dev/null)" ] || continue 2
 		done
-		pt_fake_stock=${pt_d%/kernel/fs/fuse}
-		pt_fake_stock=${pt_fake_stock##*/}
+		pt_k=${pt_d%/kernel/fs/fuse}
 	done
+	[ -z "$pt_k" ] || echo "${pt_k##*/}"
+}
+
+pt_fake_image_deb() {
+	pt_fake_stock=$(pt_stock_fuse_kernel)
+	if [ -z "$pt_fake_stock" ]; then
+		# a fresh host has no kernel image unpacked before the VM
+		# sections: the one pkg-fallback boots (tests/vm/kernel.sh)
+		sh "$top/tests/vm/kernel.sh" 6.1.0-57-amd64 > /dev/null || return 1
+		pt_fake_stock=$(pt_stock_fuse_kernel)
+	fi
 	[ -n "$pt_fake_stock" ] || return 1
 	pt_r=$2/image
 	rm -rf "$pt_r"
