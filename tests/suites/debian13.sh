@@ -12,7 +12,8 @@
 #     control fs, not the built-in's, and our refcount rises: the takeover
 #     suite's test); passthrough is in effect (bytes changed in the backing
 #     file directly are read through the mount at once, where a FUSE page
-#     cache would give the old ones: fb_passthrough_live); 3 MB byte for byte (cold cache) and 4 parallel writers on one
+#     cache would give the old ones: fb_passthrough_live); 3 MB byte for
+#     byte (cold cache) and 4 parallel writers on one
 #     file (tests/lib/daemons.sh), fio randwrite 4k direct with 4 jobs on
 #     one file, each verifying its own 1 MiB (crc32c); unlink, unmount, the
 #     daemon exits;
