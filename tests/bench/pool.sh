@@ -41,12 +41,14 @@ done
 
 res=$(fb_results_dir bench-pool "$kver") || die "cannot make the results directory"
 # the runs' lines, each run's repetitions after the last one's (request
-# counts, rep 0, left out: they are per run)
-off=0
+# counts, rep 0, left out: they are per run); "-" ends a run
 for d in "$@"; do
-	bench_rows "${d%/}/raw.csv" | awk -F, -v OFS=, -v o="$off" '$4 != "getxattr" && $4 != "getattr" { $5 += o; print }'
-	off=$((off + $(bench_rows "${d%/}/raw.csv" | awk -F, 'm < $5 + 0 { m = $5 + 0 } END { print m + 0 }')))
-done > "$res/raw.csv"
+	bench_rows "${d%/}/raw.csv"
+	echo -
+done | awk -F, -v OFS=, '
+	$0 == "-" { off += m; m = 0; next }
+	m < $5 + 0 { m = $5 + 0 }
+	$4 != "getxattr" && $4 != "getattr" { $5 += off; print }' > "$res/raw.csv"
 fb_meta_write "$res" "make bench-pool RUNS=\"$*\" (tests/bench/pool.sh $*)" "module: $mod" "runs:$runs"
 {
 	echo "### Pooled paired ratios: $mod on Debian $kver, $# interleaved runs"
