@@ -61,7 +61,7 @@ bench_variants_ok() {
 	bench_n=0
 	for bench_v in $1; do
 		case $bench_v in
-		raw | overlayfs | stock | unpatched | ours) bench_n=$((bench_n + 1)) ;;
+		raw | raw2 | overlayfs | stock | unpatched | ours) bench_n=$((bench_n + 1)) ;;
 		*) return 1 ;;
 		esac
 	done
@@ -86,7 +86,7 @@ bench_knobs_check() {
 	*) echo "bench_knobs_check: EMPTY must be refuse or unset, not '$1'" && return 1 ;;
 	esac
 	if [ -n "$bench_vs" ] && ! bench_variants_ok "$FB_BENCH_VARIANTS"; then
-		echo "FB_BENCH_VARIANTS must be names from 'raw overlayfs stock unpatched ours', not '$FB_BENCH_VARIANTS'"
+		echo "FB_BENCH_VARIANTS must be names from 'raw raw2 overlayfs stock unpatched ours', not '$FB_BENCH_VARIANTS'"
 		return 1
 	fi
 	case ${FB_BENCH_ORDER:-blocks} in
@@ -308,7 +308,7 @@ bench_paired() {
 		$1 != w || $4 == "getxattr" || $4 == "getattr" { next }
 		$2 == ref { raw[$4 "," $5] = $6; if (!($4 in seen)) { seen[$4] = 1; jobs[++nj] = $4 }; next }
 		# against overlayfs: the FUSE variants only
-		ref != "raw" && $2 == "raw" { next }
+		ref != "raw" && ($2 == "raw" || $2 == "raw2") { next }
 		{
 			s = $2 " " $3
 			if (!(s in has)) { has[s] = 1; ser[++ns] = s }

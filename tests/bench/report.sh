@@ -235,7 +235,7 @@ if command -v gnuplot > /dev/null; then
 		hp) t="passthrough_hp, latency-bound: psync, 50 us device completion" ;;
 		esac
 		p=""
-		for s in "raw,-,raw XFS" "stock,xattr,stock passthrough" "stock-dio,xattr,stock direct-io" "unpatched,xattr,unpatched base" \
+		for s in "raw,-,raw XFS" "raw2,-,raw XFS again (A/A control)" "stock,xattr,stock passthrough" "stock-dio,xattr,stock direct-io" "unpatched,xattr,unpatched base" \
 			 "ours,xattr,ours" "ours,noxattr,ours, daemon without xattrs" "overlayfs,-,overlayfs (reference)" \
 			 "stock,passthrough_hp,stock (built-in FUSE)" "ours,passthrough_hp,ours (takeover)"; do
 			key=$(echo "$s" | cut -d, -f1,2)

@@ -53,3 +53,34 @@ pl_refuse() {
 pl_refuse "another module" 'module m2, the first run.s is m1' "$pl/bench/k1/A" "$pl/bench/k1/C"
 pl_refuse "a run not interleaved" 'not an interleaved run' "$pl/bench/k1/A" "$pl/bench/k1/D"
 pl_refuse "one run" 'usage' "$pl/bench/k1/A"
+
+# The A/A control (FB_BENCH_VARIANTS="raw2 raw ours"): raw2, raw XFS again,
+# gets a column of its own against raw, and none against overlayfs. Run E's
+# raw2/raw ratios 1.05 and 0.95, F's 1.00: median 1.00 [0.95-1.05]; logs
+# 0.04879, -0.05129, 0: mean -0.00083, geometric mean 1.00; sum of squares
+# 0.0050095, over 2 and 3, root 0.028895, times t(2) 4.303: 0.12434, so
+# exp(-0.12517) 0.88 to exp(0.12350) 1.13. ours/raw as A and B above.
+pl_run E m1 interleave lat,raw2,-,1,1,105 lat,raw,-,1,1,100 lat,ours,xattr,1,1,90 \
+	lat,ours,xattr,1,2,110 lat,raw,-,1,2,100 lat,raw2,-,1,2,95
+pl_run F m1 interleave lat,raw2,-,1,1,200 lat,raw,-,1,1,200 lat,ours,xattr,1,1,180
+want='| jobs | raw2/raw | ours/raw |
+|---:|---:|---:|
+| 1 | 1.00× [0.95–1.05], 1.00× (0.88–1.13), n 3 | 0.90× [0.90–1.10], 0.96× (0.72–1.28), n 3 |'
+got=""
+if pool "$pl/bench/k1/E" "$pl/bench/k1/F" && got=$(grep -A 2 '^| jobs |' "$pl"/out/bench-pool/k1/*/table.md) &&
+	[ "$got" = "$want" ]; then
+	ok "bench-pool: the A/A control raw2 gets its own column against raw: $(echo "$got" | tail -n 1)"
+else
+	echo "got '$got' ($(cat "$work/err")), want '$want'" > "$work/err"
+	notok "bench-pool: the A/A control raw2 gets its own column against raw"
+fi
+# against overlayfs (report.sh's second table): the FUSE variants only
+pl_run G m1 interleave lat,raw2,-,1,1,100 lat,raw,-,1,1,100 lat,overlayfs,-,1,1,100 lat,ours,xattr,1,1,90
+got=$(. "$top/tests/bench/lib.sh" && bench_paired "$pl/bench/k1/G/raw.csv" lat overlayfs | head -n 1)
+if [ "$got" = '| jobs | ours/overlayfs |' ]; then
+	ok "bench_paired against overlayfs leaves raw and raw2 out: $got"
+else
+	echo "got '$got', want '| jobs | ours/overlayfs |'" > "$work/err"
+	notok "bench_paired against overlayfs leaves raw and raw2 out"
+fi
+rm -rf "$pl/out"

@@ -46,7 +46,12 @@
 #              FB_BENCH_RUNTIME (seconds per run, 4), FB_BENCH_QUICK=1,
 #              FB_BENCH_WORKLOADS ("lat aio stat"; or hp),
 #              FB_BENCH_VARIANTS ("raw overlayfs stock unpatched ours": the
-#              variants of the lat and aio workloads, run in that order),
+#              variants of the lat and aio workloads, run in that order;
+#              raw2 is raw XFS again, the A/A control: interleaved as
+#              "raw2 raw ours", raw2 and ours are raw's neighbours on
+#              either side, at the same distance, and swap sides in
+#              every repetition, so raw2/raw is the noise floor of
+#              ours/raw),
 #              FB_BENCH_ORDER (blocks: every run of one variant/daemon
 #              in a row, on one mount; interleave: at each numjobs, each
 #              repetition runs every variant/daemon in turn, a mount each,
@@ -100,7 +105,7 @@ order=${FB_BENCH_ORDER:-blocks}
 # daemons_of VARIANT: its daemon flavors ("-": none), FB_BENCH_DAEMONS kept
 daemons_of() {
 	case $1 in
-	raw | overlayfs) echo - && return ;;
+	raw | raw2 | overlayfs) echo - && return ;;
 	unpatched) dl=xattr ;;
 	stock) dl="xattr killpriv2 noxattr" && [ "$stock_mode" = direct ] && dl=xattr ;;
 	*) dl="xattr killpriv2 noxattr" ;;
@@ -119,7 +124,7 @@ loaded=""
 on() {
 	vname=$1
 	case $1 in
-	raw) dir=$3 ;;
+	raw | raw2) dir=$3 ;;
 	overlayfs)
 		dir=$FB_SCRATCH/ovl
 		bench_overlay "$3" "$dir" 2> "$FB_SCRATCH/mount.err" ||
@@ -160,7 +165,7 @@ on() {
 # (rep 0: report.sh sums them per variant and daemon)
 counts() {
 	case $1/$3 in
-	raw/* | overlayfs/* | */passthrough_hp) return ;;
+	raw/* | raw2/* | overlayfs/* | */passthrough_hp) return ;;
 	esac
 	getx=$(fb_stat op_GETXATTR)
 	geta=$(fb_stat op_GETATTR) statx=$(fb_stat op_STATX)
@@ -173,7 +178,7 @@ counts() {
 # off VARIANT XFS DAEMON: unmounts what on mounted
 off() {
 	case $1/$3 in
-	raw/*) ;;
+	raw/* | raw2/*) ;;
 	overlayfs/*) bench_overlay_off "$2" "$dir" || die "cannot unmount the overlayfs on $dir" ;;
 	*/passthrough_hp) hp_off ;;
 	*) fb_umount ;;
@@ -303,7 +308,7 @@ for w in lat aio hp; do
 	for v in $variants; do
 		if [ $w = hp ]; then
 			case $v in
-			raw) series="$series raw/-" ;;
+			raw | raw2) series="$series $v/-" ;;
 			stock | ours) series="$series $v/passthrough_hp" ;;
 			esac
 			continue
