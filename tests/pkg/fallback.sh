@@ -9,14 +9,12 @@
 # not signed for (tests/pkg/fallback-guest.sh says what each test shows).
 # About 2 minutes (one boot, the module build when build/KVER has none).
 #
-# usage: tests/pkg/fallback.sh [KVER]   (default 6.1.0-57-amd64)
+# usage: tests/pkg/fallback.sh [KVER]   (default pt_stock_kver, tests/pkg/lib.sh)
 tap_suite="pkg-fallback"
 top=$(cd "$(dirname "$0")/../.." && pwd)
-set -u
-cd "$top" || exit 1
-# shellcheck source=tests/lib/tap.sh
-. "$top/tests/lib/tap.sh"
-k=${1:-6.1.0-57-amd64}
+# shellcheck source=tests/pkg/lib.sh
+. "$top/tests/pkg/lib.sh"
+k=${1:-$pt_stock_kver}
 
 sh tests/vm/not-in-tmp.sh pkg-fallback || { tap_check 1 "a checkout the guest can see"; tap_done; exit 1; }
 if ! sh dev/build-for.sh "$k" all > "build/modules-$k.log" 2>&1; then

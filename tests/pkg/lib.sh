@@ -90,6 +90,11 @@ cd "$top" || exit 1
 # shellcheck source=tests/lib/served.sh
 . "$top/tests/lib/served.sh"
 name=fuse-backport
+# The stock kernel the package tests boot and take stock modules from: Debian
+# 12's own 6.1, FUSE a module. pkg-fallback boots it, pkg-deb's drop-in VM
+# and initramfs checks use it, pt_fake_image_deb copies its fuse, cuse and
+# virtiofs. tests/vm/kernel.sh unpacks its image where a fresh host has none.
+pt_stock_kver=6.1.0-57-amd64
 
 pt_init() {
 	pt_name=$1
@@ -350,8 +355,8 @@ pt_fake_image_deb() {
 	pt_fake_stock=$(pt_stock_fuse_kernel)
 	if [ -z "$pt_fake_stock" ]; then
 		# a fresh host has no kernel image unpacked before the VM
-		# sections: the one pkg-fallback boots (tests/vm/kernel.sh)
-		sh "$top/tests/vm/kernel.sh" 6.1.0-57-amd64 > /dev/null || return 1
+		# sections
+		sh "$top/tests/vm/kernel.sh" "$pt_stock_kver" > /dev/null || return 1
 		pt_fake_stock=$(pt_stock_fuse_kernel)
 	fi
 	[ -n "$pt_fake_stock" ] || return 1

@@ -21,6 +21,8 @@ fi
 if [ -n "$irk" ]; then
 	[ "$(initrd_fuse "$irk")" = kernel/fs/fuse/fuse.ko ]
 	tap_check $? "$irk: its initramfs holds the kernel's own fuse.ko before any package of ours ($(initrd_fuse "$irk"))"
+else
+	tap_check 1 "a drop-in kernel with its own fuse.ko, fuse3's initramfs hook and mkinitramfs for the initramfs checks (kernels: $(echo $kernels))"
 fi
 
 # --- install the previous package ---------------------------------------------
