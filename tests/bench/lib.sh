@@ -93,6 +93,17 @@ bench_knobs_check() {
 	blocks | interleave) ;;
 	*) echo "FB_BENCH_ORDER must be blocks or interleave, not '$FB_BENCH_ORDER'" && return 1 ;;
 	esac
+	# raw2, the A/A control, means something only paired with raw's runs
+	case " ${FB_BENCH_VARIANTS:-} " in
+	*" raw2 "*)
+		case " $FB_BENCH_VARIANTS " in
+		*" raw "*) ;;
+		*) echo "FB_BENCH_VARIANTS: raw2, the A/A control, is paired with raw's runs: list raw too, not '$FB_BENCH_VARIANTS'" && return 1 ;;
+		esac
+		[ "${FB_BENCH_ORDER:-blocks}" = interleave ] ||
+			{ echo "FB_BENCH_VARIANTS: raw2, the A/A control, needs FB_BENCH_ORDER=interleave (its ratios pair runs made side by side)" && return 1; }
+		;;
+	esac
 	if [ -n "${FB_BENCH_JOBS:-}" ] && ! bench_jobs_ok "$FB_BENCH_JOBS"; then
 		echo "FB_BENCH_JOBS must be numjobs (1-64) separated by spaces, not '$FB_BENCH_JOBS'"
 		return 1

@@ -58,7 +58,7 @@ pl_refuse "one run" 'usage' "$pl/bench/k1/A"
 # gets a column of its own against raw, and none against overlayfs. Run E's
 # raw2/raw ratios 1.05 and 0.95, F's 1.00: median 1.00 [0.95-1.05]; logs
 # 0.04879, -0.05129, 0: mean -0.00083, geometric mean 1.00; sum of squares
-# 0.0050095, over 2 and 3, root 0.028895, times t(2) 4.303: 0.12434, so
+# 0.0050094, over 2 and 3, root 0.028895, times t(2) 4.303: 0.12434, so
 # exp(-0.12517) 0.88 to exp(0.12350) 1.13. ours/raw as A and B above.
 pl_run E m1 interleave lat,raw2,-,1,1,105 lat,raw,-,1,1,100 lat,ours,xattr,1,1,90 \
 	lat,ours,xattr,1,2,110 lat,raw,-,1,2,100 lat,raw2,-,1,2,95

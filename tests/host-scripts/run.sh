@@ -338,6 +338,10 @@ fi
 # shellcheck source=tests/host-scripts/pool.sh
 . "$top/tests/host-scripts/pool.sh"
 
+# make bench's knobs for the A/A control raw2 (tests/bench/lib.sh).
+# shellcheck source=tests/host-scripts/bench-knobs.sh
+. "$top/tests/host-scripts/bench-knobs.sh"
+
 # The renamed module's load at boot (scripts/load-renamed.sh), with stubs.
 # shellcheck source=tests/host-scripts/load-renamed.sh
 . "$top/tests/host-scripts/load-renamed.sh"

@@ -3,6 +3,8 @@
 # In the guest: the benchmark. XFS on memory-backed null_blk devices, fio on
 # ONE shared pre-written file, through each variant:
 #   raw        XFS itself
+#   raw2       XFS itself again: the A/A control of the paired ratios
+#              (interleaved runs only, raw beside it)
 #   stock      the kernel's own FUSE, passthrough + FOPEN_PARALLEL_DIRECT_WRITES;
 #              where it has no passthrough (6.1): "stock-dio", FOPEN_DIRECT_IO +
 #              FOPEN_PARALLEL_DIRECT_WRITES, the fastest write path it offers,
@@ -48,10 +50,10 @@
 #              FB_BENCH_VARIANTS ("raw overlayfs stock unpatched ours": the
 #              variants of the lat and aio workloads, run in that order;
 #              raw2 is raw XFS again, the A/A control: interleaved as
-#              "raw2 raw ours", raw2 and ours are raw's neighbours on
-#              either side, at the same distance, and swap sides in
-#              every repetition, so raw2/raw is the noise floor of
-#              ours/raw),
+#              "raw2 raw ours" with FB_BENCH_DAEMONS=xattr, raw2 and
+#              ours are raw's neighbours on either side, and swap sides
+#              in every repetition (an even FB_BENCH_REPS balances
+#              them), so raw2/raw is the noise floor of ours/raw),
 #              FB_BENCH_ORDER (blocks: every run of one variant/daemon
 #              in a row, on one mount; interleave: at each numjobs, each
 #              repetition runs every variant/daemon in turn, a mount each,
