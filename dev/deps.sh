@@ -19,8 +19,9 @@ sh "$top/dev/apt-suites.sh"
 pkgs="build-essential bc kmod patch xz-utils dkms $*"
 # Packaging: debian/ (dh_dkms is in dh-dkms on bookworm), rpm/ (rpmbuild);
 # debootstrap for the Debian 13 root of tests/pkg/trixie.sh; openssl: make
-# kmod-deb writes the signing certificate into the package as DER.
-pkgtools="debhelper dh-dkms dpkg-dev fakeroot lintian rpm rpmlint cpio debootstrap aptly createrepo-c dnf dnf-plugins-core gnupg openssl"
+# kmod-deb writes the signing certificate into the package as DER; fuse3
+# (its initramfs hook) and initramfs-tools: pkg-deb's initramfs checks.
+pkgtools="debhelper dh-dkms dpkg-dev fakeroot lintian rpm rpmlint cpio debootstrap aptly createrepo-c dnf dnf-plugins-core gnupg openssl fuse3 initramfs-tools"
 case $what in
 build) ;;
 pkg) pkgs="$pkgs $pkgtools" ;;

@@ -22,7 +22,10 @@ if [ -n "$irk" ]; then
 	[ "$(initrd_fuse "$irk")" = kernel/fs/fuse/fuse.ko ]
 	tap_check $? "$irk: its initramfs holds the kernel's own fuse.ko before any package of ours ($(initrd_fuse "$irk"))"
 else
-	tap_check 1 "a drop-in kernel with its own fuse.ko, fuse3's initramfs hook and mkinitramfs for the initramfs checks (kernels: $(echo $kernels))"
+	irk_why=""
+	[ -f /usr/share/initramfs-tools/hooks/fuse ] || irk_why="no fuse3 initramfs hook (package fuse3)"
+	command -v mkinitramfs > /dev/null || irk_why="${irk_why:+$irk_why, }no mkinitramfs (package initramfs-tools)"
+	tap_check 1 "a drop-in kernel with its own fuse.ko, fuse3's initramfs hook and mkinitramfs for the initramfs checks (${irk_why:-no kernel/fs/fuse/fuse.ko in any of $(echo $kernels)})"
 fi
 
 # --- install the previous package ---------------------------------------------
