@@ -99,7 +99,8 @@ if [ "$(pt_deb_state $pkg)" != not-installed ] || dkms status -m $name 2> /dev/n
 	pt_cleanup
 fi
 # The drop-in kernel of the initramfs and VM checks needs its image, which a
-# fresh host has none of before the VM sections unpack it.
+# fresh host has none of before the VM sections unpack it. It stays after
+# the test, as theirs do: the host's own packages are not touched.
 if ! sh tests/vm/kernel.sh "$pt_stock_kver" > "$pt_tmp/kernel.log" 2>&1; then
 	tap_check 1 "$pt_stock_kver's image for the drop-in checks ($(tail -n 1 "$pt_tmp/kernel.log"))"
 fi
