@@ -25,7 +25,7 @@ else
 	irk_why=""
 	[ -f /usr/share/initramfs-tools/hooks/fuse ] || irk_why="no fuse3 initramfs hook (package fuse3)"
 	command -v mkinitramfs > /dev/null || irk_why="${irk_why:+$irk_why, }no mkinitramfs (package initramfs-tools)"
-	tap_check 1 "a drop-in kernel with its own fuse.ko, fuse3's initramfs hook and mkinitramfs for the initramfs checks (${irk_why:-no kernel/fs/fuse/fuse.ko in any of $(echo $kernels)})"
+	tap_check 1 "a drop-in kernel with its own fuse.ko, fuse3's initramfs hook and mkinitramfs for the initramfs checks (${irk_why:-no kernel/fs/fuse/fuse.ko in any of $(echo "$kernels" | tr "\n" " ")})"
 fi
 
 # --- install the previous package ---------------------------------------------

@@ -33,4 +33,4 @@ for k in $kernels; do
 	esac
 done
 [ -n "${dropin_vm_k:-}" ] || [ "${FB_PKG_VM:-1}" = 0 ] ||
-	tap_check 1 "a drop-in kernel of ours with an image to boot (kernels: $(echo $kernels))"
+	tap_check 1 "a drop-in kernel of ours with an image to boot (kernels: $(echo "$kernels" | tr "\n" " "))"
