@@ -7,6 +7,8 @@
 #                        "<!-- END generated: kernels -->" (only that block)
 #   docs/testing.md      the section times of the newest full default-tier
 #                        run under results/check/, in the block "times"
+#   docs/design.md       the newest pool of runs with the A/A control raw2
+#                        (results/bench-pool/), its lat table, in the block "aa"
 #   docs/coverage.md     kernel x base x flavor x build result x VM result,
 #                        each cell with the file under results/ it comes from
 #   docs/benchmarks.md   docs/benchmarks.md.in with every bench run's
@@ -216,6 +218,30 @@ times_block() {
 }
 times_block > "$tmp/block"
 put_block docs/testing.md times "$tmp/block"
+
+# --- docs/design.md: the A/A control's pooled table ---
+# The newest results/bench-pool run whose runs hold raw2 (raw XFS paired
+# with itself, tests/vm/guest/bench.sh): its lat table.
+aa_block() {
+	echo '<!-- BEGIN generated: aa (make docs) -->'
+	ar=""
+	for c in "$res"/bench-pool/*/*/raw.csv; do
+		grep -q '^lat,raw2,' "$c" 2> /dev/null || continue
+		d=${c%/raw.csv}
+		echo "${d##*/} ${d#"$top"/}"
+	done | sort | tail -n 1 > "$tmp/aa"
+	read -r _ ar < "$tmp/aa" || true
+	if [ -z "$ar" ]; then
+		echo "No pool of runs with the A/A control is recorded under \`results/bench-pool/\`."
+	else
+		awk '$0 == "**lat**:" { f = 1; next } f && /^\|/ { print; p = 1; next } p { exit }' "$top/$ar/table.md"
+		echo
+		echo "From [\`$ar/\`](../$ar/table.md) (runs: $(meta "$top/$ar" runs | sed 's/^ *//'))."
+	fi
+	echo '<!-- END generated: aa -->'
+}
+aa_block > "$tmp/block"
+put_block docs/design.md aa "$tmp/block"
 
 # --- docs/coverage.md ---
 {

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # make check's "docs" section: the generated docs are what `make docs`
 # (dev/docs.sh) renders from the pins and results/. The tracked inputs
-# (README.md, docs/testing.md, docs/benchmarks.md.in, backports/*/pin,
+# (README.md, docs/testing.md, docs/design.md, docs/benchmarks.md.in, backports/*/pin,
 # results/, dev/docs.sh)
 # are copied into a scratch tree under build/, rendered there, and each
 # output is compared with the tree's own: a pin, a result or the template
@@ -24,9 +24,9 @@ trap 'rm -rf "$scratch"' EXIT
 # The inputs as the tree has them: tracked files only (what a clean clone
 # gets), or everything where there is no git checkout.
 if git -C "$top" rev-parse --git-dir > /dev/null 2>&1; then
-	files=$(git -C "$top" ls-files -- README.md docs/testing.md docs/benchmarks.md.in docs/coverage.md.in 'backports/*/pin' results dev/docs.sh)
+	files=$(git -C "$top" ls-files -- README.md docs/testing.md docs/design.md docs/benchmarks.md.in docs/coverage.md.in 'backports/*/pin' results dev/docs.sh)
 else
-	files=$(find README.md docs/testing.md docs/benchmarks.md.in docs/coverage.md.in backports/*/pin results dev/docs.sh -type f 2> /dev/null)
+	files=$(find README.md docs/testing.md docs/design.md docs/benchmarks.md.in docs/coverage.md.in backports/*/pin results dev/docs.sh -type f 2> /dev/null)
 fi
 rc=0
 echo "$files" | while IFS= read -r f; do
@@ -40,7 +40,7 @@ tap_check $rc "make docs renders from the tracked pins, results/ and docs/benchm
 [ $rc = 0 ] || sed 's/^/#   /' "$scratch.log"
 rm -f "$scratch.log"
 
-for f in README.md docs/testing.md docs/coverage.md docs/benchmarks.md; do
+for f in README.md docs/testing.md docs/design.md docs/coverage.md docs/benchmarks.md; do
 	if [ $rc != 0 ]; then
 		tap_check 1 "$f is what make docs renders (not rendered)"
 	elif diff -u "$f" "$scratch/$f" > "$scratch/diff" 2>&1; then
