@@ -90,7 +90,11 @@ vm_modprobe() {
 		tap_skip "$3" "no virtme-ng/QEMU (sh dev/deps.sh test)"
 		return 1
 	fi
-	out=$(sh tests/vm/boot.sh --kver "$1" --timeout 600 --log "$pt_tmp/vm-$1.log" -- \
+	# the guest's log outlives the test's scratch directory: a failure
+	# names it (build/vm/pkg-deb-N-KVER.log, N: the boot's number)
+	vm_n=$((${vm_n:-0} + 1))
+	mkdir -p "$top/build/vm"
+	out=$(sh tests/vm/boot.sh --kver "$1" --timeout 600 --log "$top/build/vm/pkg-deb-$vm_n-$1.log" -- \
 		sh -c "${4:-:}; modprobe $2 && { cat /sys/module/$2/version 2> /dev/null || echo none; } &&
 			modinfo -F filename $2 && grep -w $2 /proc/filesystems" 2>&1) ||
 		echo "$out" | tail -n 5 | sed 's/^/#   /'
