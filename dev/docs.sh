@@ -88,6 +88,13 @@ flavor_name() {
 }
 # meta DIR KEY: the value of "KEY: " in DIR/meta.txt, or nothing
 meta() { sed -n "s/^$2: //p" "$1/meta.txt" 2> /dev/null | head -n 1; }
+# newest_run: of the run directories on stdin (one a line), the newest by
+# its RUN-ID (the directory's name), relative to the tree; nothing for none
+newest_run() {
+	while IFS= read -r nr_d; do
+		echo "${nr_d##*/} ${nr_d#"$top"/}"
+	done | sort | tail -n 1 | cut -d ' ' -f 2-
+}
 # runs KIND KVER FILE: the run directories of results/KIND/KVER that hold
 # FILE, oldest first
 runs() {
@@ -192,14 +199,12 @@ put_block README.md kernels "$tmp/block"
 # the default tier (FB_CHECK_FULL=0): its summary as a table.
 times_block() {
 	echo '<!-- BEGIN generated: times (make docs) -->'
-	tr=""
-	for s in "$res"/check/*/*/summary.txt; do
+	tr=$(for s in "$res"/check/*/*/summary.txt; do
 		[ -f "$s" ] || continue
 		d=${s%/summary.txt}
-		[ "$(meta "$d" command)" = "tests/check.sh (make check; FB_CHECK_FULL=0, FB_CHECK_SECTIONS=*)" ] &&
-			echo "${d##*/} ${d#"$top"/}"
-	done | sort | tail -n 1 > "$tmp/times"
-	read -r _ tr < "$tmp/times" || true
+		[ "$(meta "$d" command)" != "tests/check.sh (make check; FB_CHECK_FULL=0, FB_CHECK_SECTIONS=*)" ] ||
+			echo "$d"
+	done | newest_run)
 	if [ -z "$tr" ]; then
 		echo "No full run of the default tier is recorded under \`results/check/\`."
 	else
@@ -224,13 +229,9 @@ put_block docs/testing.md times "$tmp/block"
 # with itself, tests/vm/guest/bench.sh): its lat table.
 aa_block() {
 	echo '<!-- BEGIN generated: aa (make docs) -->'
-	ar=""
-	for c in "$res"/bench-pool/*/*/raw.csv; do
-		grep -q '^lat,raw2,' "$c" 2> /dev/null || continue
-		d=${c%/raw.csv}
-		echo "${d##*/} ${d#"$top"/}"
-	done | sort | tail -n 1 > "$tmp/aa"
-	read -r _ ar < "$tmp/aa" || true
+	ar=$(for c in "$res"/bench-pool/*/*/raw.csv; do
+		! grep -q '^lat,raw2,' "$c" 2> /dev/null || echo "${c%/raw.csv}"
+	done | newest_run)
 	if [ -z "$ar" ]; then
 		echo "No pool of runs with the A/A control is recorded under \`results/bench-pool/\`."
 	else
