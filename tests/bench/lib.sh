@@ -6,7 +6,12 @@
 #                            and /tmp/nbfast (none)
 #   bench_fio DIR WORKLOAD NUMJOBS   write IOPS of one fio run on DIR/file:
 #                            randwrite 4k direct, WORKLOAD lat (psync) or aio
-#                            (libaio iodepth 64), $bench_runtime seconds
+#                            (libaio iodepth 64), $bench_runtime seconds;
+#                            latfiles: as lat, each job on a file of its
+#                            own, DIR/file.JOB (JOB 0 to NUMJOBS - 1)
+#   bench_workloads_ok LIST  LIST is workload names of bench.sh separated
+#                            by spaces, at least one (also on the host:
+#                            run.sh)
 #   bench_jobs_ok LIST       LIST is numjobs separated by spaces, at least
 #                            one, each 1 to 64 (also on the host: ab.sh)
 #   bench_variants_ok LIST   LIST is variant names of bench.sh separated by
@@ -14,18 +19,20 @@
 #   bench_daemons_ok LIST    LIST is daemon flavors of bench.sh (xattr
 #                            killpriv2 noxattr) separated by spaces, at
 #                            least one (also on the host: run.sh)
-#   bench_knobs_check EMPTY  checks FB_BENCH_VARIANTS, FB_BENCH_ORDER,
-#                            FB_BENCH_JOBS, FB_BENCH_DAEMONS and
-#                            FB_BENCH_PERF_JOBS, in that order, for run.sh
+#   bench_knobs_check EMPTY  checks FB_BENCH_WORKLOADS, FB_BENCH_VARIANTS,
+#                            FB_BENCH_ORDER, FB_BENCH_JOBS, FB_BENCH_DAEMONS
+#                            and FB_BENCH_PERF_JOBS, in that order, for run.sh
 #                            (before it builds) and bench.sh; prints the
 #                            first bad one's line (without "bench: ") and
 #                            returns 1. EMPTY: what a list knob set but
-#                            empty (FB_BENCH_VARIANTS, FB_BENCH_DAEMONS)
+#                            empty (FB_BENCH_WORKLOADS, FB_BENCH_VARIANTS,
+#                            FB_BENCH_DAEMONS)
 #                            means: "refuse" (the host) or "unset" (the
 #                            guest, which may be handed them empty)
 #   bench_overlay XFS DIR    overlayfs on DIR: its upper dir XFS/ovl/upper
-#                            holds a hard link to XFS/file (the same inode
-#                            raw writes), its lower dir an empty one
+#                            holds a hard link to XFS/file and to each
+#                            XFS/file.JOB (the same inodes raw writes), its
+#                            lower dir an empty one
 #   bench_overlay_off XFS DIR   unmounts it and removes XFS/ovl
 #   bench_perf DIR WORKLOAD NUMJOBS OUT   one more fio run as bench_fio's,
 #                            not counted, under `perf record -a` (cpu-clock,
@@ -39,6 +46,9 @@
 #                            what they call (children)
 # Sourced after tests/lib/fuse.sh; needs FB_SCRATCH.
 bench_size=256M
+# latfiles: the same 256 MiB as one file per job, for up to 8 jobs
+bench_size_job=32M
+bench_files_max=8
 bench_runtime=${FB_BENCH_RUNTIME:-4}
 bench_nb=/sys/kernel/config/nullb
 
@@ -68,6 +78,17 @@ bench_variants_ok() {
 	[ $bench_n -gt 0 ]
 }
 
+bench_workloads_ok() {
+	bench_n=0
+	for bench_v in $1; do
+		case $bench_v in
+		lat | latfiles | aio | stat | hp) bench_n=$((bench_n + 1)) ;;
+		*) return 1 ;;
+		esac
+	done
+	[ $bench_n -gt 0 ]
+}
+
 bench_daemons_ok() {
 	bench_n=0
 	for bench_v in $1; do
@@ -85,6 +106,12 @@ bench_knobs_check() {
 	unset) bench_vs=${FB_BENCH_VARIANTS:+x} bench_ds=${FB_BENCH_DAEMONS:+x} ;;
 	*) echo "bench_knobs_check: EMPTY must be refuse or unset, not '$1'" && return 1 ;;
 	esac
+	bench_ws=${FB_BENCH_WORKLOADS+x}
+	[ "$1" = unset ] && bench_ws=${FB_BENCH_WORKLOADS:+x}
+	if [ -n "$bench_ws" ] && ! bench_workloads_ok "$FB_BENCH_WORKLOADS"; then
+		echo "FB_BENCH_WORKLOADS must be names from 'lat latfiles aio stat hp', not '$FB_BENCH_WORKLOADS'"
+		return 1
+	fi
 	if [ -n "$bench_vs" ] && ! bench_variants_ok "$FB_BENCH_VARIANTS"; then
 		echo "FB_BENCH_VARIANTS must be names from 'raw raw2 overlayfs stock unpatched ours', not '$FB_BENCH_VARIANTS'"
 		return 1
@@ -116,6 +143,15 @@ bench_knobs_check() {
 		echo "FB_BENCH_PERF_JOBS must be numjobs (1-64) separated by spaces, not '$FB_BENCH_PERF_JOBS'"
 		return 1
 	fi
+	# latfiles: the files are written beforehand, one a job
+	case " ${FB_BENCH_WORKLOADS:-} " in
+	*" latfiles "*)
+		for bench_j in ${FB_BENCH_JOBS:-} ${FB_BENCH_PERF_JOBS:-}; do
+			[ "$bench_j" -le $bench_files_max ] ||
+				{ echo "workload latfiles has a file for each of up to $bench_files_max jobs, not numjobs $bench_j (FB_BENCH_JOBS, FB_BENCH_PERF_JOBS)" && return 1; }
+		done
+		;;
+	esac
 	return 0
 }
 
@@ -147,13 +183,20 @@ bench_blk() {
 }
 
 bench_fio() {
+	bench_file="--filename=$1/file --size=$bench_size"
 	case $2 in
 	lat) bench_eng="--ioengine=psync" ;;
+	latfiles)
+		bench_eng="--ioengine=psync"
+		# fio's job numbers start at 0
+		bench_file="--directory=$1 --filename_format=file.\$jobnum --size=$bench_size_job"
+		;;
 	aio) bench_eng="--ioengine=libaio --iodepth=64" ;;
 	esac
-	# shellcheck disable=SC2086 # bench_eng: options; bench_wrap: a
-	# command fio runs under (bench_perf's), none for a counted run
-	${bench_wrap:-} fio --name=b --filename="$1/file" --size=$bench_size --rw=randwrite --bs=4k --direct=1 \
+	# shellcheck disable=SC2086 # bench_file, bench_eng: options;
+	# bench_wrap: a command fio runs under (bench_perf's), none for a
+	# counted run
+	${bench_wrap:-} fio --name=b $bench_file --rw=randwrite --bs=4k --direct=1 \
 		$bench_eng --numjobs="$3" --runtime="$bench_runtime" --time_based --group_reporting \
 		--output-format=terse --terse-version=3 2> "$FB_SCRATCH/fio.err" |
 		awk -F';' 'NR == 1 { print $49 }'
@@ -161,9 +204,11 @@ bench_fio() {
 
 bench_overlay() {
 	modprobe overlay > /dev/null 2>&1
-	rm -rf "$1/ovl" && mkdir -p "$1/ovl/lower" "$1/ovl/upper" "$1/ovl/work" "$2" &&
-		ln "$1/file" "$1/ovl/upper/file" &&
-		mount -t overlay overlay -o "lowerdir=$1/ovl/lower,upperdir=$1/ovl/upper,workdir=$1/ovl/work" "$2"
+	rm -rf "$1/ovl" && mkdir -p "$1/ovl/lower" "$1/ovl/upper" "$1/ovl/work" "$2" || return 1
+	for bench_f in "$1"/file "$1"/file.*; do
+		[ ! -f "$bench_f" ] || ln "$bench_f" "$1/ovl/upper/${bench_f##*/}" || return 1
+	done
+	mount -t overlay overlay -o "lowerdir=$1/ovl/lower,upperdir=$1/ovl/upper,workdir=$1/ovl/work" "$2"
 }
 
 bench_overlay_off() {
@@ -200,10 +245,18 @@ bench_perf() {
 	} > "$4"
 }
 
-# bench_prewrite DIR: the file written once, so that every benchmark write is
-# a non-extending overwrite.
+# bench_prewrite DIR [WORKLOAD]: the file written once, so that every
+# benchmark write is a non-extending overwrite; latfiles: each job's file
 bench_prewrite() {
-	dd if=/dev/zero of="$1/file" bs=1M count=256 conv=fsync 2> /dev/null
+	if [ "${2:-}" != latfiles ]; then
+		dd if=/dev/zero of="$1/file" bs=1M count=256 conv=fsync 2> /dev/null
+		return
+	fi
+	bench_i=0
+	while [ $bench_i -lt $bench_files_max ]; do
+		dd if=/dev/zero of="$1/file.$bench_i" bs=1M count=${bench_size_job%M} conv=fsync 2> /dev/null || return 1
+		bench_i=$((bench_i + 1))
+	done
 }
 
 # On the host: the aggregation tests/bench/report.sh and ab.sh share, over

@@ -2,13 +2,21 @@
 # tests/host-scripts/run.sh: make bench's knobs (bench_knobs_check,
 # tests/bench/lib.sh, which tests/bench/run.sh runs before it builds)
 # for the A/A control raw2: accepted interleaved beside raw, refused in one
-# line without raw, in blocks order and under a name that is no variant.
+# line without raw, in blocks order and under a name that is no variant;
+# for the workloads: latfiles accepted up to numjobs 8 (its files), refused
+# beyond, and a name that is no workload refused.
 # Sourced by it, in its shell and its TAP count ($top, $work, ok, notok).
 # shellcheck shell=sh disable=SC2154
 
-# bk_check VARIANTS ORDER: bench_knobs_check refuse's exit and line in $bk_out
+# bk_check VARIANTS ORDER [WORKLOADS [JOBS]]: bench_knobs_check refuse's exit
+# and line in $bk_out; WORKLOADS and JOBS unset when not given
 bk_check() {
-	bk_out=$(FB_BENCH_VARIANTS=$1 FB_BENCH_ORDER=$2 sh -c '. "$1/tests/bench/lib.sh" && bench_knobs_check refuse' sh "$top")
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	bk_out=$(env -u FB_BENCH_WORKLOADS -u FB_BENCH_JOBS -u FB_BENCH_PERF_JOBS -u FB_BENCH_DAEMONS \
+		FB_BENCH_VARIANTS="$1" FB_BENCH_ORDER="$2" sh -c '
+		[ -z "$2" ] || export FB_BENCH_WORKLOADS="$2"
+		[ -z "$3" ] || export FB_BENCH_JOBS="$3"
+		. "$1/tests/bench/lib.sh" && bench_knobs_check refuse' sh "$top" "${3:-}" "${4:-}")
 }
 if bk_check "raw2 raw ours" interleave && [ -z "$bk_out" ]; then
 	ok "bench knobs: FB_BENCH_VARIANTS=\"raw2 raw ours\" interleaved is accepted"
@@ -16,9 +24,10 @@ else
 	echo "refused: $bk_out" > "$work/err"
 	notok "bench knobs: FB_BENCH_VARIANTS=\"raw2 raw ours\" interleaved is accepted"
 fi
-# bk_refuse WHAT VARIANTS ORDER REGEX: refused with one line matching REGEX
+# bk_refuse WHAT VARIANTS ORDER REGEX [WORKLOADS [JOBS]]: refused with one
+# line matching REGEX
 bk_refuse() {
-	if bk_check "$2" "$3"; then
+	if bk_check "$2" "$3" "${5:-}" "${6:-}"; then
 		echo "accepted" > "$work/err"
 		notok "bench knobs refuse $1"
 	elif [ "$(echo "$bk_out" | wc -l)" != 1 ] || ! echo "$bk_out" | grep -Eq "$4"; then
@@ -31,3 +40,13 @@ bk_refuse() {
 bk_refuse "raw2 without raw" "raw2 ours" interleave 'raw2, the A/A control, is paired with raw.s runs: list raw too'
 bk_refuse "raw2 in blocks order" "raw2 raw ours" blocks 'raw2, the A/A control, needs FB_BENCH_ORDER=interleave'
 bk_refuse "a variant that is none" "raw3 raw ours" interleave "must be names from 'raw raw2 overlayfs stock unpatched ours'"
+if bk_check "raw overlayfs stock ours" interleave "lat latfiles" "1 2 4 8" && [ -z "$bk_out" ]; then
+	ok "bench knobs: FB_BENCH_WORKLOADS=\"lat latfiles\" at numjobs 1 2 4 8 is accepted"
+else
+	echo "refused: $bk_out" > "$work/err"
+	notok "bench knobs: FB_BENCH_WORKLOADS=\"lat latfiles\" at numjobs 1 2 4 8 is accepted"
+fi
+bk_refuse "latfiles beyond its 8 files" "raw ours" interleave \
+	'workload latfiles has a file for each of up to 8 jobs, not numjobs 16' "latfiles" "1 16"
+bk_refuse "a workload that is none" "raw ours" interleave \
+	"FB_BENCH_WORKLOADS must be names from 'lat latfiles aio stat hp', not 'lat latfile'" "lat latfile"

@@ -338,9 +338,13 @@ fi
 # shellcheck source=tests/host-scripts/pool.sh
 . "$top/tests/host-scripts/pool.sh"
 
-# make bench's knobs for the A/A control raw2 (tests/bench/lib.sh).
+# make bench's knobs: the A/A control raw2, the workloads (tests/bench/lib.sh).
 # shellcheck source=tests/host-scripts/bench-knobs.sh
 . "$top/tests/host-scripts/bench-knobs.sh"
+
+# make bench's report of the workload latfiles (tests/bench/report.sh).
+# shellcheck source=tests/host-scripts/bench-report.sh
+. "$top/tests/host-scripts/bench-report.sh"
 
 # The renamed module's load at boot (scripts/load-renamed.sh), with stubs.
 # shellcheck source=tests/host-scripts/load-renamed.sh

@@ -13,7 +13,8 @@
 #   unpatched  our module without the series (same daemon flags)
 #   ours       our module with the series
 #   overlayfs  an overlayfs mount whose upper dir holds a hard link to the
-#              same file on the same XFS: a reference with no FUSE in it
+#              same file (latfiles: files) on the same XFS: a reference
+#              with no FUSE in it
 #              whose writes take the same upstream path as passthrough's
 #              (fs/backing-file.c, backing_file_write_iter()), under its
 #              inode lock held exclusively (ovl_write_iter())
@@ -22,6 +23,11 @@
 # Workloads:
 #   lat   null_blk completion delay 50 us (irqmode=2): psync randwrite 4k
 #         direct, numjobs 1 2 4 8 (latency-bound: a serialized path stays flat)
+#   latfiles  as lat, but each job writes a pre-written file of its own
+#         (32 MiB, file.0 to file.7 beside the shared file): no two writers
+#         share an inode, so no variant's inode lock serializes them, and
+#         stock and overlayfs show what the stacked path itself costs at
+#         every numjobs; not in the default list
 #   aio   no delay: libaio iodepth 64 randwrite 4k direct, numjobs 1 2 4
 #   (both: every variant and daemon flavor, overlayfs beside raw)
 #   stat  as lat with numjobs 4 and the xattr daemon (attr_timeout 1 s), each
@@ -46,7 +52,7 @@
 # usage: tests/vm/guest/bench.sh OUT.csv
 # environment: FB_MODDIR, FB_MODDIR_UNPATCHED, FB_BENCH_REPS (3),
 #              FB_BENCH_RUNTIME (seconds per run, 4), FB_BENCH_QUICK=1,
-#              FB_BENCH_WORKLOADS ("lat aio stat"; or hp),
+#              FB_BENCH_WORKLOADS ("lat aio stat"; latfiles too; or hp),
 #              FB_BENCH_VARIANTS ("raw overlayfs stock unpatched ours": the
 #              variants of the lat and aio workloads, run in that order;
 #              raw2 is raw XFS again, the A/A control: interleaved as
@@ -292,10 +298,10 @@ profile() {
 	done
 }
 
-for w in lat aio hp; do
+for w in lat latfiles aio hp; do
 	case " $workloads " in *" $w "*) ;; *) continue ;; esac
 	case $w in
-	lat | hp) xfs=/tmp/nbdelay jobs="1 2 4 8" ;;
+	lat | latfiles | hp) xfs=/tmp/nbdelay jobs="1 2 4 8" ;;
 	aio) xfs=/tmp/nbfast jobs="1 2 4" ;;
 	esac
 	[ "${FB_BENCH_QUICK:-0}" = 1 ] && jobs="1 4"
@@ -303,7 +309,7 @@ for w in lat aio hp; do
 	# the profiled runs' numjobs: FB_BENCH_PERF_JOBS, else the first
 	# shellcheck disable=SC2086
 	pjobs=${FB_BENCH_PERF_JOBS:-$(set -- $jobs && echo "$1")}
-	bench_prewrite "$xfs"
+	bench_prewrite "$xfs" $w || die "cannot write the files of workload $w on $xfs"
 	[ $w = hp ] && hp_setup
 	# the series of this workload, variant/daemon, in run order
 	series=""
