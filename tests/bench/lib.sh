@@ -21,7 +21,8 @@
 #                            least one (also on the host: run.sh)
 #   bench_knobs_check EMPTY  checks FB_BENCH_WORKLOADS, FB_BENCH_VARIANTS,
 #                            FB_BENCH_ORDER, FB_BENCH_JOBS, FB_BENCH_DAEMONS
-#                            and FB_BENCH_PERF_JOBS, in that order, for run.sh
+#                            and FB_BENCH_PERF_JOBS (with latfiles: each
+#                            numjobs of the two at most 8), in that order, for run.sh
 #                            (before it builds) and bench.sh; prints the
 #                            first bad one's line (without "bench: ") and
 #                            returns 1. EMPTY: what a list knob set but
@@ -100,6 +101,15 @@ bench_daemons_ok() {
 	[ $bench_n -gt 0 ]
 }
 
+# bench_files_ok KNOB LIST: each numjobs of LIST has a latfiles file, else
+# one line naming KNOB
+bench_files_ok() {
+	for bench_j in $2; do
+		[ "$bench_j" -le $bench_files_max ] ||
+			{ echo "$1: workload latfiles has a file for each of up to $bench_files_max jobs, not numjobs $bench_j" && return 1; }
+	done
+}
+
 bench_knobs_check() {
 	case $1 in
 	refuse) bench_vs=${FB_BENCH_VARIANTS+x} bench_ds=${FB_BENCH_DAEMONS+x} ;;
@@ -146,10 +156,8 @@ bench_knobs_check() {
 	# latfiles: the files are written beforehand, one a job
 	case " ${FB_BENCH_WORKLOADS:-} " in
 	*" latfiles "*)
-		for bench_j in ${FB_BENCH_JOBS:-} ${FB_BENCH_PERF_JOBS:-}; do
-			[ "$bench_j" -le $bench_files_max ] ||
-				{ echo "workload latfiles has a file for each of up to $bench_files_max jobs, not numjobs $bench_j (FB_BENCH_JOBS, FB_BENCH_PERF_JOBS)" && return 1; }
-		done
+		bench_files_ok FB_BENCH_JOBS "${FB_BENCH_JOBS:-}" &&
+			bench_files_ok FB_BENCH_PERF_JOBS "${FB_BENCH_PERF_JOBS:-}" || return 1
 		;;
 	esac
 	return 0
@@ -183,20 +191,20 @@ bench_blk() {
 }
 
 bench_fio() {
-	bench_file="--filename=$1/file --size=$bench_size"
+	bench_file="--filename=file --size=$bench_size"
 	case $2 in
 	lat) bench_eng="--ioengine=psync" ;;
 	latfiles)
 		bench_eng="--ioengine=psync"
 		# fio's job numbers start at 0
-		bench_file="--directory=$1 --filename_format=file.\$jobnum --size=$bench_size_job"
+		bench_file="--filename_format=file.\$jobnum --size=$bench_size_job"
 		;;
 	aio) bench_eng="--ioengine=libaio --iodepth=64" ;;
 	esac
 	# shellcheck disable=SC2086 # bench_file, bench_eng: options;
 	# bench_wrap: a command fio runs under (bench_perf's), none for a
 	# counted run
-	${bench_wrap:-} fio --name=b $bench_file --rw=randwrite --bs=4k --direct=1 \
+	${bench_wrap:-} fio --name=b --directory="$1" $bench_file --rw=randwrite --bs=4k --direct=1 \
 		$bench_eng --numjobs="$3" --runtime="$bench_runtime" --time_based --group_reporting \
 		--output-format=terse --terse-version=3 2> "$FB_SCRATCH/fio.err" |
 		awk -F';' 'NR == 1 { print $49 }'

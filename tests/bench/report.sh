@@ -92,8 +92,14 @@ paired() { bench_paired "$csv" "$1" "$2"; }
 {
 	echo "### $title"
 	echo
-	echo "fio randwrite 4k direct on one shared pre-written file, XFS on memory-backed"
-	echo "null_blk; FUSE variants in passthrough mode with FOPEN_PARALLEL_DIRECT_WRITES."
+	if grep -q '^latfiles,' "$csv"; then
+		echo "fio randwrite 4k direct on one shared pre-written file (latfiles: a pre-written file"
+		echo "per job), XFS on memory-backed null_blk; FUSE variants in passthrough mode with"
+		echo "FOPEN_PARALLEL_DIRECT_WRITES."
+	else
+		echo "fio randwrite 4k direct on one shared pre-written file, XFS on memory-backed"
+		echo "null_blk; FUSE variants in passthrough mode with FOPEN_PARALLEL_DIRECT_WRITES."
+	fi
 	if grep -q ',stock-dio,' "$csv"; then
 		echo "The kernel's own FUSE has no passthrough here: its column is its fastest write"
 		echo "path instead, FOPEN_DIRECT_IO + FOPEN_PARALLEL_DIRECT_WRITES (stock direct-io),"
@@ -237,7 +243,7 @@ paired() { bench_paired "$csv" "$1" "$2"; }
 cat "$outdir/table.md"
 
 if command -v gnuplot > /dev/null; then
-	plots=""
+	plots="" np=0
 	for w in lat latfiles aio hp; do
 		grep -q "^$w," "$outdir/medians.csv" || continue
 		case $w in
@@ -256,15 +262,17 @@ if command -v gnuplot > /dev/null; then
 				"$outdir/medians.csv" > "$f"
 			[ -s "$f" ] && p="$p${p:+, }\"$f\" using 1:2:3:4 with yerrorlines title \"$(echo "$s" | cut -d, -f3-)\""
 		done
-		[ -n "$p" ] && plots="${plots}set title \"$t\" noenhanced
+		xl="one shared file"
+		[ $w = latfiles ] && xl="a file per job"
+		[ -n "$p" ] && np=$((np + 1)) && plots="${plots}set title \"$t\" noenhanced
+set xlabel \"fio numjobs ($xl)\"
 plot $p
 "
 	done
 	gnuplot <<GP
-set terminal pngcairo size 1200,500 font ",10"
+set terminal pngcairo size $((np > 2 ? 600 * np : 1200)),500 font ",10"
 set output "$outdir/bench.png"
-set multiplot layout 1,2 title "$title"
-set xlabel "fio numjobs (one shared file)"
+set multiplot layout 1,$((np > 2 ? np : 2)) title "$title"
 set ylabel "write IOPS"
 set logscale x 2
 set key top left

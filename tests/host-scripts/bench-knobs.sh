@@ -4,19 +4,22 @@
 # for the A/A control raw2: accepted interleaved beside raw, refused in one
 # line without raw, in blocks order and under a name that is no variant;
 # for the workloads: latfiles accepted up to numjobs 8 (its files), refused
-# beyond, and a name that is no workload refused.
+# beyond (FB_BENCH_JOBS or FB_BENCH_PERF_JOBS), a name that is no workload
+# refused, the list set but empty refused on the host and unset in the guest.
 # Sourced by it, in its shell and its TAP count ($top, $work, ok, notok).
 # shellcheck shell=sh disable=SC2154
 
-# bk_check VARIANTS ORDER [WORKLOADS [JOBS]]: bench_knobs_check refuse's exit
-# and line in $bk_out; WORKLOADS and JOBS unset when not given
+# bk_check VARIANTS ORDER [WORKLOADS [JOBS [PERF_JOBS]]]: bench_knobs_check
+# (the host's "refuse", or $bk_mode)'s exit and line in $bk_out; a knob not
+# given, or given as "-", is unset, one given empty is set but empty
 bk_check() {
 	# shellcheck disable=SC2016 # expanded by the inner sh
-	bk_out=$(env -u FB_BENCH_WORKLOADS -u FB_BENCH_JOBS -u FB_BENCH_PERF_JOBS -u FB_BENCH_DAEMONS \
-		FB_BENCH_VARIANTS="$1" FB_BENCH_ORDER="$2" sh -c '
-		[ -z "$2" ] || export FB_BENCH_WORKLOADS="$2"
-		[ -z "$3" ] || export FB_BENCH_JOBS="$3"
-		. "$1/tests/bench/lib.sh" && bench_knobs_check refuse' sh "$top" "${3:-}" "${4:-}")
+	bk_out=$(FB_BENCH_VARIANTS="$1" FB_BENCH_ORDER="$2" sh -c '
+		unset FB_BENCH_WORKLOADS FB_BENCH_JOBS FB_BENCH_PERF_JOBS FB_BENCH_DAEMONS
+		[ "$2" = - ] || export FB_BENCH_WORKLOADS="$2"
+		[ "$3" = - ] || export FB_BENCH_JOBS="$3"
+		[ "$4" = - ] || export FB_BENCH_PERF_JOBS="$4"
+		. "$1/tests/bench/lib.sh" && bench_knobs_check "$5"' sh "$top" "${3--}" "${4--}" "${5--}" "${bk_mode:-refuse}")
 }
 if bk_check "raw2 raw ours" interleave && [ -z "$bk_out" ]; then
 	ok "bench knobs: FB_BENCH_VARIANTS=\"raw2 raw ours\" interleaved is accepted"
@@ -24,10 +27,10 @@ else
 	echo "refused: $bk_out" > "$work/err"
 	notok "bench knobs: FB_BENCH_VARIANTS=\"raw2 raw ours\" interleaved is accepted"
 fi
-# bk_refuse WHAT VARIANTS ORDER REGEX [WORKLOADS [JOBS]]: refused with one
-# line matching REGEX
+# bk_refuse WHAT VARIANTS ORDER REGEX [WORKLOADS [JOBS [PERF_JOBS]]]:
+# refused with one line matching REGEX
 bk_refuse() {
-	if bk_check "$2" "$3" "${5:-}" "${6:-}"; then
+	if bk_check "$2" "$3" "${5--}" "${6--}" "${7--}"; then
 		echo "accepted" > "$work/err"
 		notok "bench knobs refuse $1"
 	elif [ "$(echo "$bk_out" | wc -l)" != 1 ] || ! echo "$bk_out" | grep -Eq "$4"; then
@@ -47,6 +50,19 @@ else
 	notok "bench knobs: FB_BENCH_WORKLOADS=\"lat latfiles\" at numjobs 1 2 4 8 is accepted"
 fi
 bk_refuse "latfiles beyond its 8 files" "raw ours" interleave \
-	'workload latfiles has a file for each of up to 8 jobs, not numjobs 16' "latfiles" "1 16"
+	'^FB_BENCH_JOBS: workload latfiles has a file for each of up to 8 jobs, not numjobs 16$' latfiles "1 16"
+bk_refuse "latfiles profiled beyond its 8 files" "raw ours" interleave \
+	'^FB_BENCH_PERF_JOBS: workload latfiles has a file for each of up to 8 jobs, not numjobs 16$' latfiles "1 2" 16
+bk_refuse "FB_BENCH_WORKLOADS set but empty (the host)" "raw ours" interleave \
+	"FB_BENCH_WORKLOADS must be names from 'lat latfiles aio stat hp', not ''$" ""
+# the guest is handed the knobs set but empty when unset on the host
+bk_mode="unset"
+if bk_check "raw ours" interleave "" && [ -z "$bk_out" ]; then
+	ok "bench knobs: FB_BENCH_WORKLOADS set but empty counts as unset in the guest"
+else
+	echo "refused: $bk_out" > "$work/err"
+	notok "bench knobs: FB_BENCH_WORKLOADS set but empty counts as unset in the guest"
+fi
+bk_mode=""
 bk_refuse "a workload that is none" "raw ours" interleave \
 	"FB_BENCH_WORKLOADS must be names from 'lat latfiles aio stat hp', not 'lat latfile'" "lat latfile"

@@ -64,8 +64,9 @@
 #              in a row, on one mount; interleave: at each numjobs, each
 #              repetition runs every variant/daemon in turn, a mount each,
 #              the order reversed in every second repetition),
-#              FB_BENCH_JOBS (the numjobs of lat and aio, space-separated,
-#              instead of their own lists),
+#              FB_BENCH_JOBS (the numjobs of lat, latfiles and aio,
+#              space-separated, instead of their own lists; latfiles at
+#              most 8),
 #              FB_BENCH_DAEMONS ("xattr killpriv2 noxattr": the daemon
 #              flavors of the FUSE variants, where a variant has them),
 #              FB_BENCH_PERF ("": none; e.g. "raw/- overlayfs/- ours/xattr
