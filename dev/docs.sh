@@ -8,7 +8,10 @@
 #   docs/testing.md      the section times of the newest full default-tier
 #                        run under results/check/, in the block "times"
 #   docs/design.md       the newest pool of runs with the A/A control raw2
-#                        (results/bench-pool/), its lat table, in the block "aa"
+#                        (results/bench-pool/), its lat table, in the block
+#                        "aa"; the newest pool of runs of the workload
+#                        latfiles with overlayfs, its latfiles table, in the
+#                        block "latfiles"
 #   docs/coverage.md     kernel x base x flavor x build result x VM result,
 #                        each cell with the file under results/ it comes from
 #   docs/benchmarks.md   docs/benchmarks.md.in with every bench run's
@@ -224,25 +227,32 @@ times_block() {
 times_block > "$tmp/block"
 put_block docs/testing.md times "$tmp/block"
 
-# --- docs/design.md: the A/A control's pooled table ---
-# The newest results/bench-pool run whose runs hold raw2 (raw XFS paired
-# with itself, tests/vm/guest/bench.sh): its lat table.
-aa_block() {
-	echo '<!-- BEGIN generated: aa (make docs) -->'
+# --- docs/design.md: pooled tables ---
+# pool_block BLOCK PATTERN WORKLOAD WHAT: the newest results/bench-pool run
+# whose raw.csv has a line matching PATTERN, its WORKLOAD table, in the
+# block BLOCK; WHAT names such a pool when there is none
+pool_block() {
+	echo "<!-- BEGIN generated: $1 (make docs) -->"
 	ar=$(for c in "$res"/bench-pool/*/*/raw.csv; do
-		! grep -q '^lat,raw2,' "$c" 2> /dev/null || echo "${c%/raw.csv}"
+		! grep -q "$2" "$c" 2> /dev/null || echo "${c%/raw.csv}"
 	done | newest_run)
 	if [ -z "$ar" ]; then
-		echo "No pool of runs with the A/A control is recorded under \`results/bench-pool/\`."
+		echo "No pool of $4 is recorded under \`results/bench-pool/\`."
 	else
-		awk '$0 == "**lat**:" { f = 1; next } f && /^\|/ { print; p = 1; next } p { exit }' "$top/$ar/table.md"
+		awk -v h="**$3**:" '$0 == h { f = 1; next } f && /^\|/ { print; p = 1; next } p { exit }' "$top/$ar/table.md"
 		echo
 		echo "From [\`$ar/\`](../$ar/table.md) (runs: $(meta "$top/$ar" runs | sed 's/^ *//'))."
 	fi
-	echo '<!-- END generated: aa -->'
+	echo "<!-- END generated: $1 -->"
 }
-aa_block > "$tmp/block"
+# the A/A control: runs with raw2 (raw XFS paired with itself,
+# tests/vm/guest/bench.sh), their lat table
+pool_block aa '^lat,raw2,' lat "runs with the A/A control" > "$tmp/block"
 put_block docs/design.md aa "$tmp/block"
+# a file per job: runs of the workload latfiles with overlayfs, the
+# reference, their latfiles table
+pool_block latfiles '^latfiles,overlayfs,' latfiles "runs of the workload latfiles with overlayfs" > "$tmp/block"
+put_block docs/design.md latfiles "$tmp/block"
 
 # --- docs/coverage.md ---
 {
