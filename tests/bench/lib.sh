@@ -9,16 +9,10 @@
 #                            (libaio iodepth 64), $bench_runtime seconds;
 #                            latfiles: as lat, each job on a file of its
 #                            own, DIR/file.JOB (JOB 0 to NUMJOBS - 1)
-#   bench_workloads_ok LIST  LIST is workload names of bench.sh separated
-#                            by spaces, at least one (also on the host:
-#                            run.sh)
 #   bench_jobs_ok LIST       LIST is numjobs separated by spaces, at least
 #                            one, each 1 to 64 (also on the host: ab.sh)
-#   bench_variants_ok LIST   LIST is variant names of bench.sh separated by
-#                            spaces, at least one (also on the host: run.sh)
-#   bench_daemons_ok LIST    LIST is daemon flavors of bench.sh (xattr
-#                            killpriv2 noxattr) separated by spaces, at
-#                            least one (also on the host: run.sh)
+#   bench_names_ok NAMES LIST   LIST is words of NAMES separated by
+#                            spaces, at least one
 #   bench_knobs_check EMPTY  checks FB_BENCH_WORKLOADS, FB_BENCH_VARIANTS,
 #                            FB_BENCH_ORDER, FB_BENCH_JOBS, FB_BENCH_DAEMONS
 #                            and FB_BENCH_PERF_JOBS (with latfiles: each
@@ -68,37 +62,22 @@ bench_jobs_ok() {
 	[ $bench_n -gt 0 ]
 }
 
-bench_variants_ok() {
+bench_names_ok() {
 	bench_n=0
-	for bench_v in $1; do
-		case $bench_v in
-		raw | raw2 | overlayfs | stock | unpatched | ours) bench_n=$((bench_n + 1)) ;;
+	for bench_v in $2; do
+		case " $1 " in
+		*" $bench_v "*) bench_n=$((bench_n + 1)) ;;
 		*) return 1 ;;
 		esac
 	done
 	[ $bench_n -gt 0 ]
 }
 
-bench_workloads_ok() {
-	bench_n=0
-	for bench_v in $1; do
-		case $bench_v in
-		lat | latfiles | aio | stat | hp) bench_n=$((bench_n + 1)) ;;
-		*) return 1 ;;
-		esac
-	done
-	[ $bench_n -gt 0 ]
-}
-
-bench_daemons_ok() {
-	bench_n=0
-	for bench_v in $1; do
-		case $bench_v in
-		xattr | killpriv2 | noxattr) bench_n=$((bench_n + 1)) ;;
-		*) return 1 ;;
-		esac
-	done
-	[ $bench_n -gt 0 ]
+# bench_names_check KNOB SET NAMES VALUE: when SET is not empty, VALUE
+# (KNOB's) is words of NAMES (bench_names_ok), else one line
+bench_names_check() {
+	[ -z "$2" ] || bench_names_ok "$3" "$4" ||
+		{ echo "$1 must be names from '$3', not '$4'" && return 1; }
 }
 
 # bench_files_ok KNOB LIST: each numjobs of LIST has a latfiles file, else
@@ -118,14 +97,9 @@ bench_knobs_check() {
 	esac
 	bench_ws=${FB_BENCH_WORKLOADS+x}
 	[ "$1" = unset ] && bench_ws=${FB_BENCH_WORKLOADS:+x}
-	if [ -n "$bench_ws" ] && ! bench_workloads_ok "$FB_BENCH_WORKLOADS"; then
-		echo "FB_BENCH_WORKLOADS must be names from 'lat latfiles aio stat hp', not '$FB_BENCH_WORKLOADS'"
-		return 1
-	fi
-	if [ -n "$bench_vs" ] && ! bench_variants_ok "$FB_BENCH_VARIANTS"; then
-		echo "FB_BENCH_VARIANTS must be names from 'raw raw2 overlayfs stock unpatched ours', not '$FB_BENCH_VARIANTS'"
-		return 1
-	fi
+	bench_names_check FB_BENCH_WORKLOADS "$bench_ws" "lat latfiles aio stat hp" "${FB_BENCH_WORKLOADS:-}" &&
+		bench_names_check FB_BENCH_VARIANTS "$bench_vs" "raw raw2 overlayfs stock unpatched ours" \
+			"${FB_BENCH_VARIANTS:-}" || return 1
 	case ${FB_BENCH_ORDER:-blocks} in
 	blocks | interleave) ;;
 	*) echo "FB_BENCH_ORDER must be blocks or interleave, not '$FB_BENCH_ORDER'" && return 1 ;;
@@ -145,10 +119,7 @@ bench_knobs_check() {
 		echo "FB_BENCH_JOBS must be numjobs (1-64) separated by spaces, not '$FB_BENCH_JOBS'"
 		return 1
 	fi
-	if [ -n "$bench_ds" ] && ! bench_daemons_ok "$FB_BENCH_DAEMONS"; then
-		echo "FB_BENCH_DAEMONS must be names from 'xattr killpriv2 noxattr', not '$FB_BENCH_DAEMONS'"
-		return 1
-	fi
+	bench_names_check FB_BENCH_DAEMONS "$bench_ds" "xattr killpriv2 noxattr" "${FB_BENCH_DAEMONS:-}" || return 1
 	if [ -n "${FB_BENCH_PERF_JOBS:-}" ] && ! bench_jobs_ok "$FB_BENCH_PERF_JOBS"; then
 		echo "FB_BENCH_PERF_JOBS must be numjobs (1-64) separated by spaces, not '$FB_BENCH_PERF_JOBS'"
 		return 1
