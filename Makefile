@@ -88,23 +88,23 @@ check: deps-test
 	FB_VM_KVERS="$(VM_KVERS)" sh tests/check.sh
 
 bench: deps-test
-	sh tests/bench/run.sh $(if $(filter command line,$(origin KVER)),$(KVER),$(DEFAULT_KVER))
+	sh bench/run.sh $(if $(filter command line,$(origin KVER)),$(KVER),$(DEFAULT_KVER))
 
 # Our module from this tree against git revision REV, side by side in one
-# boot of KVER (tests/bench/ab.sh).
+# boot of KVER (bench/ab.sh).
 bench-ab: not-in-tmp deps-test
 	@[ -n "$(REV)" ] || { echo "make: bench-ab needs REV=<git revision> (and KVER=)" >&2; exit 2; }
-	sh tests/bench/ab.sh $(if $(filter command line,$(origin KVER)),$(KVER),$(DEFAULT_KVER)) $(REV)
+	sh bench/ab.sh $(if $(filter command line,$(origin KVER)),$(KVER),$(DEFAULT_KVER)) $(REV)
 
 # Several interleaved `make bench` runs of one kernel and module, their
-# paired ratios pooled (tests/bench/pool.sh): reads results/, runs nothing.
+# paired ratios pooled (bench/pool.sh): reads results/, runs nothing.
 bench-pool:
 	@[ -n "$(RUNS)" ] || { echo "make: bench-pool needs RUNS=\"results/bench/KVER/RUN-ID ...\"" >&2; exit 2; }
-	sh tests/bench/pool.sh $(RUNS)
+	sh bench/pool.sh $(RUNS)
 
 # Installs only what it needs (dev/deps.sh demo) and builds one module.
 demo: not-in-tmp
-	sh tests/demo.sh $(DEFAULT_KVER)
+	sh dev/demo.sh $(DEFAULT_KVER)
 
 dkms-install: import
 	sh dev/dkms-local.sh $(KVER)

@@ -34,11 +34,11 @@ test)
 	pkgs="$pkgs qemu-system-x86 udev busybox-static cpio zstd fio libaio-dev libfuse3-dev pkg-config jq \
 xfsprogs attr libcap2-bin shellcheck gnuplot-nox virtme-ng/trixie $pkgtools \
 mergerfs bindfs fuse-overlayfs sshfs openssh-server apparmor gocryptfs rclone"
-	# building the lockdep/KASAN kernel of tests/debug/kernel.sh
+	# building the lockdep/KASAN kernel of dev/debug-kernel.sh
 	pkgs="$pkgs flex bison libelf-dev"
 	;;
 demo)
-	# `make demo` only (tests/demo.sh): build one module and boot one
+	# `make demo` only (dev/demo.sh): build one module and boot one
 	# kernel whose image and headers tests/vm/kernel.sh and headers.sh
 	# unpack into the cache (installing the headers package would pull in
 	# the image package and its initramfs build). pahole: kbuild makes

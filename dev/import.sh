@@ -15,7 +15,7 @@
 #   FB_TARBALL_TO     only fetch and verify the pinned tarball (both sha256
 #                     checks and the version, as for an import) and write it
 #                     to this path; nothing is imported (the debug kernel,
-#                     tests/debug/kernel.sh, is built from it)
+#                     dev/debug-kernel.sh, is built from it)
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -182,7 +182,7 @@ host_skips() {
 lint() {
 	tap_suite=lint
 	. "$top/tests/lib/tap.sh"
-	for f in scripts/*.sh dev/*.sh tests/*.sh tests/*/*.sh tests/*/*/*.sh; do
+	for f in scripts/*.sh dev/*.sh bench/*.sh tests/*.sh tests/*/*.sh tests/*/*/*.sh; do
 		shellcheck -x "$f" > "$logs/shellcheck.out" 2>&1
 		r=$?
 		tap_check $r "shellcheck $f"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # `make check-debug`: the suites on a kernel that sees lock and memory bugs.
-# Builds (once per machine, tests/debug/kernel.sh) Linux of the pinned base
+# Builds (once per machine, dev/debug-kernel.sh) Linux of the pinned base
 # with lockdep (PROVE_LOCKING), KASAN, DEBUG_ATOMIC_SLEEP, DEBUG_LIST,
 # kmemleak and failslab and FUSE as a module, builds our module against it
 # (the drop-in flavor), boots the tree with virtme-ng and runs the suites for
@@ -91,7 +91,7 @@ else
 fi
 
 start=$(date +%s)
-tree=$("$top/tests/debug/kernel.sh") || fail "no debug kernel (above)"
+tree=$("$top/dev/debug-kernel.sh") || fail "no debug kernel (above)"
 rel=$(cat "$tree/include/config/kernel.release") || fail "$tree has no kernel.release"
 built=$(date +%s)
 echo "debug: kernel $rel in $tree ($(sed -n 's/.*seconds=\([0-9]*\).*/built in \1 s/p' "$tree/../built"); $((built - start)) s now)"

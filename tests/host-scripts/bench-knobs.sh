@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # tests/host-scripts/run.sh: make bench's knobs (bench_knobs_check,
-# tests/bench/lib.sh, which tests/bench/run.sh runs before it builds)
+# bench/lib.sh, which bench/run.sh runs before it builds)
 # for the A/A control raw2: accepted interleaved beside raw, refused in one
 # line without raw, in blocks order and under a name that is no variant;
 # for the workloads: latfiles accepted up to numjobs 8 (its files), refused
@@ -19,7 +19,7 @@ bk_check() {
 		[ "$2" = - ] || export FB_BENCH_WORKLOADS="$2"
 		[ "$3" = - ] || export FB_BENCH_JOBS="$3"
 		[ "$4" = - ] || export FB_BENCH_PERF_JOBS="$4"
-		. "$1/tests/bench/lib.sh" && bench_knobs_check "$5"' sh "$top" "${3--}" "${4--}" "${5--}" "${bk_mode:-refuse}")
+		. "$1/bench/lib.sh" && bench_knobs_check "$5"' sh "$top" "${3--}" "${4--}" "${5--}" "${bk_mode:-refuse}")
 }
 if bk_check "raw2 raw ours" interleave && [ -z "$bk_out" ]; then
 	ok "bench knobs: FB_BENCH_VARIANTS=\"raw2 raw ours\" interleaved is accepted"

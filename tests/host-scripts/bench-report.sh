@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# tests/host-scripts/run.sh: make bench's report (tests/bench/report.sh) on
+# tests/host-scripts/run.sh: make bench's report (bench/report.sh) on
 # a fake interleaved run of the workload latfiles (a file per job) beside
 # lat: latfiles gets its own section, its paired ratios worked out by hand
 # below, and overlayfs's note for separate files, not lat's "one at a
@@ -11,7 +11,7 @@ br=$work/bench-report
 mkdir -p "$br"
 printf '%s\n' latfiles,raw,-,4,1,1000 latfiles,overlayfs,-,4,1,900 latfiles,stock,xattr,4,1,920 \
 	latfiles,ours,xattr,4,1,940 lat,raw,-,4,1,1000 lat,ours,xattr,4,1,950 > "$br/raw.csv"
-FB_BENCH_ORDER=interleave sh "${FB_REPORT:-$top/tests/bench/report.sh}" "$br/raw.csv" "$br/out" fake \
+FB_BENCH_ORDER=interleave sh "${FB_REPORT:-$top/bench/report.sh}" "$br/raw.csv" "$br/out" fake \
 	> /dev/null 2> "$work/err"
 # the latfiles section: from its heading to the next workload's, if any
 awk '/^\*\*Latency-bound, a file per job\*\*/ { f = 1 } /^\*\*(Published|libfuse)/ { f = 0 } f' \

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # tests/host-scripts/run.sh: the layers of a write that make bench's report
-# reads from its perf profiles (tests/bench/lib.sh, bench_perf_split), on
-# fake profiles in the layout of tests/vm/guest/bench.sh whose rows were
+# reads from its perf profiles (bench/lib.sh, bench_perf_split), on
+# fake profiles in the layout of bench/run-guest.sh whose rows were
 # worked out by hand below: a passthrough write on the synchronous path
 # (vfs_iter_write), raw XFS (no stack), an overlayfs write whose tree holds
 # both VFS entry points (vfs_iocb_iter_write counts), and a profile without
@@ -9,8 +9,8 @@
 # ok, notok). FB_PERF_LIB (a red run): another lib.sh.
 # shellcheck shell=sh disable=SC2154
 
-# shellcheck source=tests/bench/lib.sh
-. "${FB_PERF_LIB:-$top/tests/bench/lib.sh}"
+# shellcheck source=bench/lib.sh
+. "${FB_PERF_LIB:-$top/bench/lib.sh}"
 ps=$work/perf-split
 mkdir -p "$ps"
 # ps_fake NAME IOPS-LINE MS TOTAL IDLE TREE...: a profile; TREE is "PCT SYMBOL"

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# tests/host-scripts/run.sh: make bench-pool (tests/bench/pool.sh) on fake
+# tests/host-scripts/run.sh: make bench-pool (bench/pool.sh) on fake
 # runs, the table worked out by hand below: two interleaved runs whose
 # repetitions share numbers, so that only a pooling that keeps each ratio
 # within its own run pairs them right; then what it must refuse, in one
@@ -22,7 +22,7 @@ pl_run A m1 interleave lat,raw,-,1,1,100 lat,ours,xattr,1,1,90 lat,ours,xattr,ge
 pl_run B m1 interleave lat,raw,-,1,1,200 lat,ours,xattr,1,1,180
 pl_run C m2 interleave lat,raw,-,1,1,200 lat,ours,xattr,1,1,180
 pl_run D m1 blocks lat,raw,-,1,1,200 lat,ours,xattr,1,1,180
-pool() { FB_RESULTS=$pl/out sh "${FB_POOL:-$top/tests/bench/pool.sh}" "$@" > "$pl/stdout" 2> "$work/err"; }
+pool() { FB_RESULTS=$pl/out sh "${FB_POOL:-$top/bench/pool.sh}" "$@" > "$pl/stdout" 2> "$work/err"; }
 # ratios 0.9 and 1.1 (A), 0.9 (B, against its own raw 200): median 0.90,
 # [0.90-1.10]; mean of the logs -0.03847, geometric mean 0.96; their
 # spread: sum of squares 0.026846, over 2 and 3, root 0.06689, times t(2)
@@ -76,7 +76,7 @@ else
 fi
 # against overlayfs (report.sh's second table): the FUSE variants only
 pl_run G m1 interleave lat,raw2,-,1,1,100 lat,raw,-,1,1,100 lat,overlayfs,-,1,1,100 lat,ours,xattr,1,1,90
-got=$(. "$top/tests/bench/lib.sh" && bench_paired "$pl/bench/k1/G/raw.csv" lat overlayfs | head -n 1)
+got=$(. "$top/bench/lib.sh" && bench_paired "$pl/bench/k1/G/raw.csv" lat overlayfs | head -n 1)
 if [ "$got" = '| jobs | ours/overlayfs |' ]; then
 	ok "bench_paired against overlayfs leaves raw and raw2 out: $got"
 else

@@ -118,7 +118,7 @@ dpkg-deb -b "$work/fakedeb" "$work/fakecache/${DEBIAN_PACKAGE}_${DEBIAN_VERSION}
 expect_fail "Debian source package with a tampered tarball" 'sha256 mismatch' \
 	env FB_CACHE="$work/fakecache" OUT="$work/repo/src/upstream-6.12" sh "$work/repo/dev/import.sh"
 
-# FB_TARBALL_TO (the debug kernel's source, tests/debug/kernel.sh): the same
+# FB_TARBALL_TO (the debug kernel's source, dev/debug-kernel.sh): the same
 # checks, then only the verified tarball is written.
 mkdir -p "$work/tarto"
 expect_fail "FB_TARBALL_TO with a tampered Debian package" 'sha256 mismatch' \
@@ -329,20 +329,20 @@ fi
 # shellcheck source=tests/host-scripts/count.sh
 . "$top/tests/host-scripts/count.sh"
 
-# The layers of a write in make bench's report (tests/bench/lib.sh), on
+# The layers of a write in make bench's report (bench/lib.sh), on
 # fake profiles.
 # shellcheck source=tests/host-scripts/perf-split.sh
 . "$top/tests/host-scripts/perf-split.sh"
 
-# make bench-pool (tests/bench/pool.sh), on fake runs.
+# make bench-pool (bench/pool.sh), on fake runs.
 # shellcheck source=tests/host-scripts/pool.sh
 . "$top/tests/host-scripts/pool.sh"
 
-# make bench's knobs: the A/A control raw2, the workloads (tests/bench/lib.sh).
+# make bench's knobs: the A/A control raw2, the workloads (bench/lib.sh).
 # shellcheck source=tests/host-scripts/bench-knobs.sh
 . "$top/tests/host-scripts/bench-knobs.sh"
 
-# make bench's report of the workload latfiles (tests/bench/report.sh).
+# make bench's report of the workload latfiles (bench/report.sh).
 # shellcheck source=tests/host-scripts/bench-report.sh
 . "$top/tests/host-scripts/bench-report.sh"
 

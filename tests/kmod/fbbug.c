@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * fbbug: a test-only module that commits one of the bugs the debug kernel
- * (tests/debug/kernel.sh) must report, so that a run can be shown red.
+ * (dev/debug-kernel.sh) must report, so that a run can be shown red.
  *
  * @what=lockdep takes two mutexes in one order, then in the other (an ABBA
  * lockdep sees without any deadlock), @what=kasan reads one byte past a

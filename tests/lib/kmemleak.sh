@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=sh
 # kmemleak in the guest (a kernel with CONFIG_DEBUG_KMEMLEAK: the debug
-# kernel of `make check-debug`, tests/debug/config). Sourced by
+# kernel of `make check-debug`, dev/debug-kernel.config). Sourced by
 # tests/vm/guest/suites.sh, which scans after every suite while the module
 # is still loaded: kmemleak prints a backtrace's symbols when it is read, so
 # a leak of a module that has gone shows as bare addresses.

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=sh
 # Where a producer's results go, and what they were measured with. Sourced
-# on the host by the producers: the bench (tests/bench/run.sh, ab.sh), the
+# on the host by the producers: the bench (bench/run.sh, ab.sh), the
 # build matrix (dev/check-build.sh), the VM report (tests/vm/report.sh) and
 # make check's section times (tests/check.sh). dev/docs.sh reads what they
 # write (docs/coverage.md, docs/benchmarks.md).

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Slab allocation failures in FUSE's mount, open, passthrough-open and write
 # paths (guest; a kernel with CONFIG_FAILSLAB and CONFIG_FAULT_INJECTION_DEBUG_FS:
-# the debug kernel of `make check-debug`, tests/debug/config). TAP.
+# the debug kernel of `make check-debug`, dev/debug-kernel.config). TAP.
 #
 # Each path's one system call (mount(2) by fbtestd --fail-nth, open(2) and
 # pwrite+fsync by tests/bin/fbfailnth) runs with the n-th fault-injection

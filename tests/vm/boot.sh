@@ -8,7 +8,7 @@
 #   --kver KVER    Debian kernel to boot (default 6.12.95+deb12-amd64); fetched
 #                  through tests/vm/kernel.sh when not installed
 #   --kdir TREE    boot the kernel built in the source tree TREE instead (the
-#                  debug kernel, tests/debug/kernel.sh), with its modules from
+#                  debug kernel, dev/debug-kernel.sh), with its modules from
 #                  the tree; nothing of it is installed on the host
 #   --cpus N       vCPUs (default 2; multi-threaded TCG, so they run in parallel)
 #   --mem MB       guest memory in MiB (default 2048)

@@ -235,7 +235,7 @@ fi
 if [ ! -s "$results/dmesg" ]; then
 	fail=$((fail + 1))
 	addfail "final kernel log: $results/dmesg is missing (the VM run did not finish)"
-# A lockdep kernel (tests/debug/kernel.sh) says so at boot: that banner is
+# A lockdep kernel (dev/debug-kernel.sh) says so at boot: that banner is
 # no report.
 elif grep -E "$FB_KLOG_RE" "$results/dmesg" | grep -v 'rcu:[[:space:]]*RCU lockdep checking is enabled\.$' > "$results/final.klog"; then
 	fail=$((fail + 1))

@@ -37,7 +37,7 @@ export FB_XFS FB_XFS_ERR
 echo "guest: kernel $(uname -r), $(nproc) CPUs, XFS scratch: ${FB_XFS:-none ($FB_XFS_ERR)}"
 taint0=$(fb_taint)
 echo "guest: kernel taint at the start: $(fb_taint_who)"
-# A kernel with kmemleak (the debug kernel, tests/debug/config): a scan after
+# A kernel with kmemleak (the debug kernel, dev/debug-kernel.config): a scan after
 # every suite, before our module comes off (RESULTS/TARGET.SUITE.kmemleak,
 # the report in .kmemleak.txt; tests/vm/report.sh fails on a leak of ours);
 # whether it was on to the end: RESULTS/kmemleak (tests/debug/run.sh).
@@ -52,7 +52,7 @@ fi
 # line in the kernel log), hold (a process keeps our device open, so our
 # module cannot be unloaded), lockdep, kasan, sleep (tests/kmod/fbbug.ko
 # commits that bug: an ABBA, an out-of-bounds read, might_sleep() under a
-# spinlock; only the debug kernel, tests/debug/kernel.sh, reports them),
+# spinlock; only the debug kernel, dev/debug-kernel.sh, reports them),
 # leak, leak-other (fbbug.ko drops an object that FUSE's fuse_dev_alloc()
 # allocated, or one of its own: kmemleak's scan after the suite reports them),
 # kmemleak-off (turns kmemleak off: the scan after the suite fails).

@@ -42,14 +42,14 @@
 #         off), ours = the takeover on; each mount is checked to be served
 #         by the one it is named for and to be in passthrough mode, else
 #         the run dies (no table). Needs the renamed flavor (the takeover)
-#         and the Debian 13 guest root (tests/bench/run.sh boots it); not
+#         and the Debian 13 guest root (bench/run.sh boots it); not
 #         in the default list. Writes OUT.hp: the daemon's version and
 #         command line
 # Writes one CSV line per run: workload,variant,daemon,numjobs,rep,iops;
 # and per FUSE variant and daemon the requests its daemon saw over all its
 # runs: numjobs "getxattr" (GETXATTR) and "getattr" (GETATTR + STATX), rep 0
 #
-# usage: tests/vm/guest/bench.sh OUT.csv
+# usage: bench/run-guest.sh OUT.csv
 # environment: FB_MODDIR, FB_MODDIR_UNPATCHED, FB_BENCH_REPS (3),
 #              FB_BENCH_RUNTIME (seconds per run, 4), FB_BENCH_QUICK=1,
 #              FB_BENCH_WORKLOADS ("lat aio stat"; latfiles too; or hp),
@@ -75,16 +75,16 @@
 #              FB_BENCH_PERF_JOBS (default: the workload's first) under
 #              perf, its profile in
 #              OUT.perf/WORKLOAD-VARIANT-DAEMON-jNUMJOBS.txt)
-# The knobs are checked by bench_knobs_check (tests/bench/lib.sh), as
-# tests/bench/run.sh does before it builds; here a list set but empty
+# The knobs are checked by bench_knobs_check (bench/lib.sh), as
+# bench/run.sh does before it builds; here a list set but empty
 # counts as unset.
 # FB_TAKEOVER_RED=off (hp's red run: the takeover is never turned on, so
 # the first ours mount must end the run).
 out=${1:?usage: bench.sh OUT.csv}
-FB_TOP=$(cd "$(dirname "$0")/../../.." && pwd)
+FB_TOP=$(cd "$(dirname "$0")/.." && pwd)
 export FB_TOP
 . "$FB_TOP/tests/lib/fuse.sh"
-. "$FB_TOP/tests/bench/lib.sh"
+. "$FB_TOP/bench/lib.sh"
 reps=${FB_BENCH_REPS:-3}
 
 die() { echo "bench: $*" >&2; exit 1; }
@@ -194,7 +194,7 @@ off() {
 	esac
 }
 
-# fio_of WORKLOAD: the fio workload of tests/bench/lib.sh it runs
+# fio_of WORKLOAD: the fio workload of bench/lib.sh it runs
 fio_of() {
 	case $1 in
 	hp) echo lat ;;
@@ -213,7 +213,7 @@ hp_p=""
 # fuse), the built-in's control fs mounted, the daemon's record in OUT.hp
 hp_setup() {
 	if [ ! -x "$hp" ] || [ ! -s "$hp.source" ]; then
-		die "workload hp: no $hp in this guest's root (the Debian 13 root: tests/bench/run.sh boots it)"
+		die "workload hp: no $hp in this guest's root (the Debian 13 root: bench/run.sh boots it)"
 	fi
 	fb_use ours > /dev/null 2>&1 || die "cannot load ours"
 	loaded=ours

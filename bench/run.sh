@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# `make bench`: one VM boot per kernel runs tests/vm/guest/bench.sh; the table
+# `make bench`: one VM boot per kernel runs bench/run-guest.sh; the table
 # and plot go to results/bench/<kver>/<run-id>/ (table.md, bench.png,
 # raw.csv, medians.csv, meta.txt: tests/lib/results.sh).
 # Not a timed test: it measures and prints, it asserts nothing.
@@ -9,24 +9,24 @@
 # (made once, then reused), on a kernel whose FUSE is built in; meta.txt
 # records the daemon's version and command line, which the table repeats.
 #
-# usage: tests/bench/run.sh KVER...
+# usage: bench/run.sh KVER...
 # environment: FB_BENCH_REPS, FB_BENCH_RUNTIME, FB_BENCH_QUICK,
 #   FB_BENCH_WORKLOADS, FB_BENCH_VARIANTS, FB_BENCH_ORDER, FB_BENCH_JOBS,
 #   FB_BENCH_DAEMONS, FB_BENCH_PERF, FB_BENCH_PERF_JOBS (see
-#   tests/vm/guest/bench.sh; the lists and FB_BENCH_ORDER are checked here
+#   bench/run-guest.sh; the lists and FB_BENCH_ORDER are checked here
 #   before anything is built, a list set but empty refused:
-#   bench_knobs_check in tests/bench/lib.sh)
+#   bench_knobs_check in bench/lib.sh)
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
-[ $# -gt 0 ] || { echo "usage: tests/bench/run.sh KVER..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: bench/run.sh KVER..." >&2; exit 2; }
 die() { [ -n "${res:-}" ] && rmdir "$res" 2> /dev/null; echo "bench: $*" >&2; exit 1; }
 # shellcheck source=tests/lib/results.sh
 . "$top/tests/lib/results.sh"
-# shellcheck source=tests/bench/lib.sh
-. "$top/tests/bench/lib.sh"
+# shellcheck source=bench/lib.sh
+. "$top/bench/lib.sh"
 bench_m=$(bench_knobs_check refuse) || die "$bench_m"
-# the knobs set, in the command meta.txt records (as tests/bench/ab.sh)
+# the knobs set, in the command meta.txt records (as bench/ab.sh)
 bench_env=""
 for v in FB_BENCH_REPS FB_BENCH_RUNTIME FB_BENCH_QUICK FB_BENCH_WORKLOADS FB_BENCH_VARIANTS \
 	FB_BENCH_ORDER FB_BENCH_JOBS FB_BENCH_DAEMONS FB_BENCH_PERF FB_BENCH_PERF_JOBS; do
@@ -38,7 +38,7 @@ mkdir -p build
 hp_modular() {
 	die "workload hp: FUSE is a module on $1 (CONFIG_FUSE_FS=m: our module is the drop-in, with no takeover): hp needs a kernel whose FUSE is built in"
 }
-# workload hp (tests/vm/guest/bench.sh): the Debian 13 guest root, with
+# workload hp (bench/run-guest.sh): the Debian 13 guest root, with
 # passthrough_hp in it
 root=""
 case " ${FB_BENCH_WORKLOADS:-} " in
@@ -85,24 +85,24 @@ for kver in "$@"; do
 	# shellcheck disable=SC2086 # bootroot: an option and its value
 	FB_OUT=$out FB_MODDIR="$top/build/$kver" FB_MODDIR_UNPATCHED="$top/build/$kver-unpatched" \
 		"$top/tests/vm/boot.sh" --kver "$kver" $bootroot --timeout 3600 --log "$out/bench-$kver.log" -- \
-		sh "$top/tests/vm/guest/bench.sh" "$csv" ||
+		sh "$top/bench/run-guest.sh" "$csv" ||
 		die "the benchmark VM run failed (log: $out/bench-$kver.log)"
 	[ -z "$root" ] || [ -s "${csv%.csv}.hp" ] ||
 		die "the guest wrote no ${csv%.csv}.hp (passthrough_hp's version and command line)"
 	cp "$csv" "$res/raw.csv"
-	# FB_BENCH_PERF's profiles (tests/vm/guest/bench.sh)
+	# FB_BENCH_PERF's profiles (bench/run-guest.sh)
 	[ -d "${csv%.csv}.perf" ] && cp -r "${csv%.csv}.perf" "$res/perf"
 	# meta.txt before the report: for hp, the report repeats its lines on
 	# the daemon (the guest's OUT.hp)
 	mod=$(modinfo -F version "$(find "$top/build/$kver" -maxdepth 1 -name "*.ko" | head -n 1)")
 	if [ -n "$root" ]; then
-		fb_meta_write "$res" "${bench_env}make bench KVER=$kver (tests/bench/run.sh $*)" "module: $mod" \
+		fb_meta_write "$res" "${bench_env}make bench KVER=$kver (bench/run.sh $*)" "module: $mod" \
 			"guest root: $root (Debian $(cat "$root/etc/debian_version"))" \
 			"$(sed -n 1p "${csv%.csv}.hp")" "$(sed -n 2p "${csv%.csv}.hp")"
 	else
-		fb_meta_write "$res" "${bench_env}make bench KVER=$kver (tests/bench/run.sh $*)" "module: $mod"
+		fb_meta_write "$res" "${bench_env}make bench KVER=$kver (bench/run.sh $*)" "module: $mod"
 	fi
-	sh tests/bench/report.sh "$res/raw.csv" "$res" "fuse-backport $mod on Debian $kver${root:+ (Debian 13 guest root)}, QEMU TCG 2 vCPUs" ||
+	sh bench/report.sh "$res/raw.csv" "$res" "fuse-backport $mod on Debian $kver${root:+ (Debian 13 guest root)}, QEMU TCG 2 vCPUs" ||
 		die "cannot make the report"
 	res=""
 done

@@ -4,15 +4,15 @@
 # Debian's KVER (image: tests/vm/kernel.sh; headers, unpacked, not
 # installed: tests/vm/headers.sh) and the pinned base's source (make
 # import), build our module for KVER alone, boot KVER in QEMU and run
-# tests/vm/guest/demo.sh there: our module beside the kernel's FUSE, a file
+# dev/demo-guest.sh there: our module beside the kernel's FUSE, a file
 # round-tripped through it, and parallel writes through stock and ours
 # measured side by side in that boot. Each phase is timed; the times go to
 # stdout and build/demo-times.
 #
-# usage: tests/demo.sh KVER
+# usage: dev/demo.sh KVER
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-kver=${1:?usage: tests/demo.sh KVER}
+kver=${1:?usage: dev/demo.sh KVER}
 sh "$top/tests/vm/not-in-tmp.sh" demo || exit 1
 cd "$top" || exit 1
 mkdir -p build || exit 1
@@ -99,7 +99,7 @@ phase kernel-wait
 
 echo "== in a VM booting Debian's $kver"
 FB_OUT=$top/build/vm "$top/tests/vm/boot.sh" --kver "$kver" --timeout 600 --log "$logs/demo-vm.log" -- \
-	sh "$top/tests/vm/guest/demo.sh" "$top/build/$kver"
+	sh "$top/dev/demo-guest.sh" "$top/build/$kver"
 rc=$?
 phase vm
 

@@ -4,24 +4,24 @@
 # `make bench` runs (FB_BENCH_ORDER=interleave) of one kernel and one module,
 # pooled: every run's repetitions renumbered after the previous run's, so
 # that each ratio still pairs two runs of the same boot that ran side by
-# side, then one table per workload (bench_paired in tests/bench/lib.sh),
+# side, then one table per workload (bench_paired in bench/lib.sh),
 # with the number of ratios in each cell. Not a timed test: it reads
 # results/, measures nothing and asserts nothing.
 # The table goes to results/bench-pool/<kver>/<run-id>/ (table.md, raw.csv,
 # meta.txt: tests/lib/results.sh); meta.txt names the runs.
 #
-# usage: tests/bench/pool.sh RUN-DIR... (results/bench/KVER/RUN-ID, at least 2)
+# usage: bench/pool.sh RUN-DIR... (results/bench/KVER/RUN-ID, at least 2)
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 # res: the results directory this run made, removed if it fails
 res=""
 die() { [ -n "$res" ] && rm -rf "$res"; echo "bench-pool: $*" >&2; exit 1; }
-[ $# -ge 2 ] || { echo "usage: tests/bench/pool.sh RUN-DIR... (two or more results/bench/KVER/RUN-ID)" >&2; exit 2; }
+[ $# -ge 2 ] || { echo "usage: bench/pool.sh RUN-DIR... (two or more results/bench/KVER/RUN-ID)" >&2; exit 2; }
 # shellcheck source=tests/lib/results.sh
 . "$top/tests/lib/results.sh"
-# shellcheck source=tests/bench/lib.sh
-. "$top/tests/bench/lib.sh"
+# shellcheck source=bench/lib.sh
+. "$top/bench/lib.sh"
 
 kver="" mod="" runs=""
 for d in "$@"; do
@@ -49,7 +49,7 @@ done | awk -F, -v OFS=, '
 	$0 == "-" { off += m; m = 0; next }
 	m < $5 + 0 { m = $5 + 0 }
 	$4 != "getxattr" && $4 != "getattr" { $5 += off; print }' > "$res/raw.csv"
-fb_meta_write "$res" "make bench-pool RUNS=\"$*\" (tests/bench/pool.sh $*)" "module: $mod" "runs:$runs"
+fb_meta_write "$res" "make bench-pool RUNS=\"$*\" (bench/pool.sh $*)" "module: $mod" "runs:$runs"
 {
 	echo "### Pooled paired ratios: $mod on Debian $kver, $# interleaved runs"
 	echo

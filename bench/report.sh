@@ -1,15 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Turn the benchmark's CSV (tests/vm/guest/bench.sh) into a Markdown table of
+# Turn the benchmark's CSV (bench/run-guest.sh) into a Markdown table of
 # medians with their spread and the ratios ours/unpatched and ours/raw (for
 # an interleaved run, FB_BENCH_ORDER=interleave, also each run against raw's
 # of the same repetition), and
 # a PNG plot (IOPS against numjobs, a line per variant) when gnuplot exists;
-# the CSV of tests/bench/ab.sh (a against b) as its own table. The hp
+# the CSV of bench/ab.sh (a against b) as its own table. The hp
 # workload (passthrough_hp) gets its own table, the daemon's version and
-# command line from the run's meta.txt beside RAW.csv (tests/bench/run.sh).
+# command line from the run's meta.txt beside RAW.csv (bench/run.sh).
 #
-# usage: tests/bench/report.sh RAW.csv OUTDIR TITLE
+# usage: bench/report.sh RAW.csv OUTDIR TITLE
 set -eu
 csv=${1:?usage: report.sh RAW.csv OUTDIR TITLE}
 outdir=${2:?usage: report.sh RAW.csv OUTDIR TITLE}
@@ -18,8 +18,8 @@ title=${3:-fuse-backport bench}
 mkdir -p "$outdir"
 
 # workload,variant,daemon,numjobs -> median min max (IOPS), from the reps;
-# GETXATTR counts per variant/daemon (tests/bench/lib.sh).
-# shellcheck source=tests/bench/lib.sh
+# GETXATTR counts per variant/daemon (bench/lib.sh).
+# shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 bench_medians "$csv" > "$outdir/medians.csv"
 getx() { bench_getxattr "$csv" "$@"; }
@@ -39,7 +39,7 @@ ratio() {
 	fi
 }
 # hp_intro: the hp table's heading, with the daemon's version and command
-# line from the run's meta.txt (tests/bench/run.sh)
+# line from the run's meta.txt (bench/run.sh)
 hp_intro() {
 	hp_meta=$(dirname "$csv")/meta.txt
 	hp_v=$(sed -n 's/^passthrough_hp: //p' "$hp_meta" 2> /dev/null)
@@ -59,7 +59,7 @@ hp_intro() {
 	echo "  timeout 86400 s, libfuse's default worker threads)"
 }
 
-# ab's layout (tests/bench/ab.sh): a against b, raw XFS beside them; no plot.
+# ab's layout (bench/ab.sh): a against b, raw XFS beside them; no plot.
 if [ "$(awk -F, 'NR == 1 { print NF; exit }' "$csv")" = 5 ]; then
 	{
 		echo "### $title"
@@ -86,7 +86,7 @@ if [ "$(awk -F, 'NR == 1 { print NF; exit }' "$csv")" = 5 ]; then
 	exit 0
 fi
 
-# paired WORKLOAD REF: the paired-ratio table of this run (tests/bench/lib.sh)
+# paired WORKLOAD REF: the paired-ratio table of this run (bench/lib.sh)
 paired() { bench_paired "$csv" "$1" "$2"; }
 
 {
@@ -144,7 +144,7 @@ paired() { bench_paired "$csv" "$1" "$2"; }
 			echo
 			echo "GETXATTR requests the daemon saw in the runs above (xattr daemon): $sl $(getx $w $sv xattr), unpatched $(getx $w unpatched xattr), ours $(getx $w ours xattr)."
 		fi
-		# runs that counted GETATTR too (tests/vm/guest/bench.sh since the
+		# runs that counted GETATTR too (bench/run-guest.sh since the
 		# overlayfs reference): per variant and daemon, and per 1000 writes
 		if grep -q "^$w,[^,]*,[^,]*,getattr," "$csv"; then
 			echo
@@ -232,7 +232,7 @@ paired() { bench_paired "$csv" "$1" "$2"; }
 		echo "**Where a write's time goes** (the profiles of FB_BENCH_PERF in perf/, one run each,"
 		echo "not counted above): samples per 1000 writes (cpu-clock, 999 Hz, both vCPUs) of the"
 		echo "run, less the idle loop, and of each layer's own call tree (a function's tree less"
-		echo "that of the next one down: tests/bench/lib.sh, bench_perf_split); the stack's three"
+		echo "that of the next one down: bench/lib.sh, bench_perf_split); the stack's three"
 		echo "layers as a share of XFS's tree in the same profile:"
 		echo
 		echo "| profile | IOPS | busy | above the backing file | fs/backing-file.c | second VFS layer | XFS | stack/XFS |"

@@ -3,27 +3,27 @@
 # `make bench-ab`: did a change to the series cost or gain anything? Our
 # module built from this tree ("a") and from git revision REV ("b", in a
 # worktree under build/ab/), side by side in one boot of KVER, with raw XFS:
-# tests/vm/guest/bench-ab.sh. The table of medians goes to
+# bench/ab-guest.sh. The table of medians goes to
 # results/bench-ab/<kver>/<run-id>/ (table.md, raw.csv, medians.csv,
 # meta.txt: tests/lib/results.sh). Not a timed test: it
 # measures and prints, it asserts nothing.
 #
-# usage: tests/bench/ab.sh KVER REV
+# usage: bench/ab.sh KVER REV
 # environment: FB_BENCH_REPS (3), FB_BENCH_RUNTIME (4),
 #   FB_BENCH_AB_AIO_JOBS ("1 4"), FB_BENCH_AB_LAT_JOBS ("4"): the numjobs of
 #   the aio and lat workloads, space-separated, each 1 to 64; passed to the
 #   guest as every FB_* is (tests/vm/boot.sh), and recorded in the command
 #   of meta.txt when set. A list is checked before anything is built.
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
-[ $# = 2 ] || { echo "usage: tests/bench/ab.sh KVER REV" >&2; exit 2; }
+[ $# = 2 ] || { echo "usage: bench/ab.sh KVER REV" >&2; exit 2; }
 kver=$1
 die() { [ -n "${res:-}" ] && rmdir "$res" 2> /dev/null; echo "bench-ab: $*" >&2; exit 1; }
 # shellcheck source=tests/lib/results.sh
 . "$top/tests/lib/results.sh"
-# shellcheck source=tests/bench/lib.sh
-. "$top/tests/bench/lib.sh"
+# shellcheck source=bench/lib.sh
+. "$top/bench/lib.sh"
 # The numjobs lists, checked here before the builds (the guest checks again).
 jobs_env=""
 for v in FB_BENCH_AB_AIO_JOBS FB_BENCH_AB_LAT_JOBS; do
@@ -66,13 +66,13 @@ csv=$out/bench-ab-$kver.csv
 rm -f "$csv"
 FB_OUT=$out FB_MODDIR="$top/build/$kver" FB_MODDIR_UNPATCHED="$wt/build/$kver" \
 	"$top/tests/vm/boot.sh" --kver "$kver" --timeout 3600 --log "$out/bench-ab-$kver.log" -- \
-	sh "$top/tests/vm/guest/bench-ab.sh" "$csv" ||
+	sh "$top/bench/ab-guest.sh" "$csv" ||
 	die "the benchmark VM run failed (log: $out/bench-ab-$kver.log)"
 cp "$csv" "$res/raw.csv"
 
-# The table of medians (tests/bench/report.sh reads ab's layout too).
+# The table of medians (bench/report.sh reads ab's layout too).
 rev=$2
 [ "$rev" = "$short" ] || rev="$rev, $short"
-sh tests/bench/report.sh "$res/raw.csv" "$res" "a: $va (this tree, $head) against b: $vb ($rev), Debian $kver, QEMU TCG 2 vCPUs" ||
+sh bench/report.sh "$res/raw.csv" "$res" "a: $va (this tree, $head) against b: $vb ($rev), Debian $kver, QEMU TCG 2 vCPUs" ||
 	die "cannot make the report"
-fb_meta_write "$res" "${jobs_env}make bench-ab REV=$2 KVER=$kver (tests/bench/ab.sh $kver $2)" "module a: $va" "module b: $vb" "rev b: $sha"
+fb_meta_write "$res" "${jobs_env}make bench-ab REV=$2 KVER=$kver (bench/ab.sh $kver $2)" "module a: $va" "module b: $vb" "rev b: $sha"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # In the guest: two builds of our module side by side, "a" (FB_MODDIR, this
 # tree) and "b" (FB_MODDIR_UNPATCHED's slot: another revision's build, see
-# tests/bench/ab.sh), with raw XFS beside them. Each repetition runs raw, a
+# bench/ab.sh), with raw XFS beside them. Each repetition runs raw, a
 # and b in turn, so that drift in the host hits all three alike:
 #   aio  libaio iodepth 64, null_blk without delay, numjobs
 #        FB_BENCH_AB_AIO_JOBS (default "1 4")
@@ -13,22 +13,22 @@
 # workload,variant,getxattr,rep,COUNT (the daemon's GETXATTR over that mount:
 # all of that workload's numjobs in that repetition).
 #
-# usage: tests/vm/guest/bench-ab.sh OUT.csv
+# usage: bench/ab-guest.sh OUT.csv
 # environment: FB_MODDIR, FB_MODDIR_UNPATCHED, FB_BENCH_REPS (3),
 #              FB_BENCH_RUNTIME (4), FB_BENCH_AB_AIO_JOBS ("1 4"),
 #              FB_BENCH_AB_LAT_JOBS ("4"): space-separated numjobs lists
-out=${1:?usage: bench-ab.sh OUT.csv}
-FB_TOP=$(cd "$(dirname "$0")/../../.." && pwd)
+out=${1:?usage: bench/ab-guest.sh OUT.csv}
+FB_TOP=$(cd "$(dirname "$0")/.." && pwd)
 export FB_TOP
 . "$FB_TOP/tests/lib/fuse.sh"
-. "$FB_TOP/tests/bench/lib.sh"
+. "$FB_TOP/bench/lib.sh"
 reps=${FB_BENCH_REPS:-3}
 aio_jobs=${FB_BENCH_AB_AIO_JOBS:-1 4}
 lat_jobs=${FB_BENCH_AB_LAT_JOBS:-4}
 
 die() { echo "bench-ab: $*" >&2; exit 1; }
 
-# tests/bench/ab.sh checks the lists before it builds; checked again here
+# bench/ab.sh checks the lists before it builds; checked again here
 # for a direct run.
 bench_jobs_ok "$aio_jobs" || die "FB_BENCH_AB_AIO_JOBS must be numjobs (1-64) separated by spaces, not '$aio_jobs'"
 bench_jobs_ok "$lat_jobs" || die "FB_BENCH_AB_LAT_JOBS must be numjobs (1-64) separated by spaces, not '$lat_jobs'"

@@ -7,17 +7,17 @@
 # O_DIRECT writes to one shared file through the stock FUSE and through ours
 # in turn, the same daemon and flags (passthrough + FOPEN_PARALLEL_DIRECT_WRITES),
 # on XFS on a memory-backed null_blk device with a 50 us completion delay
-# (tests/bench/lib.sh, the latency-bound workload of `make bench`: psync
+# (bench/lib.sh, the latency-bound workload of `make bench`: psync
 # randwrite 4k, 1 and 4 writers). TAP, with the figures as diagnostics.
 #
-# usage: tests/vm/guest/demo.sh MODDIR
+# usage: dev/demo-guest.sh MODDIR
 # environment: FB_BENCH_RUNTIME (seconds per fio run, default 4)
 FB_MODDIR=${1:?usage: demo.sh MODDIR}
-FB_TOP=$(cd "$(dirname "$0")/../../.." && pwd)
+FB_TOP=$(cd "$(dirname "$0")/.." && pwd)
 export FB_MODDIR FB_TOP
 . "$FB_TOP/tests/lib/tap.sh"
 . "$FB_TOP/tests/lib/fuse.sh"
-. "$FB_TOP/tests/bench/lib.sh"
+. "$FB_TOP/bench/lib.sh"
 mkdir -p "$FB_SCRATCH"
 trap fb_cleanup EXIT
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=sh
-# In the guest: what the benchmarks share (tests/vm/guest/bench.sh, bench-ab.sh).
+# In the guest: what the benchmarks share (bench/run-guest.sh, ab-guest.sh).
 #   bench_devices            XFS on two memory-backed null_blk devices through
 #                            configfs: /tmp/nbdelay (completion delay 50 us)
 #                            and /tmp/nbfast (none)
@@ -238,9 +238,9 @@ bench_prewrite() {
 	done
 }
 
-# On the host: the aggregation tests/bench/report.sh and ab.sh share, over
-# either CSV layout: the guest's (tests/vm/guest/bench.sh,
-# workload,variant,daemon,numjobs,rep,iops) and ab's (tests/vm/guest/bench-ab.sh,
+# On the host: the aggregation bench/report.sh and ab.sh share, over
+# either CSV layout: the guest's (bench/run-guest.sh,
+# workload,variant,daemon,numjobs,rep,iops) and ab's (bench/ab-guest.sh,
 # workload,variant,numjobs,rep,iops, read with daemon "-"). A request-count
 # line has "getxattr" (GETXATTR) or "getattr" (GETATTR + STATX) for numjobs
 # and the count for iops.
@@ -291,7 +291,7 @@ bench_writes() {
 }
 
 # bench_perf_split DIR: the layers of a write, from the profiles of
-# FB_BENCH_PERF (DIR/WORKLOAD-VARIANT-DAEMON-jN.txt, tests/vm/guest/bench.sh),
+# FB_BENCH_PERF (DIR/WORKLOAD-VARIANT-DAEMON-jN.txt, bench/run-guest.sh),
 # one Markdown table row each. A layer is what a function's call tree holds
 # (its "children" samples) less the tree of the next function down:
 #   above the backing file: fuse_passthrough_write_iter or ovl_write_iter,
@@ -336,7 +336,7 @@ bench_perf_split() {
 }
 
 # bench_paired CSV WORKLOAD REF [N]: the paired-ratio table of an interleaved
-# run (or of several, pooled by tests/bench/pool.sh), each run of WORKLOAD
+# run (or of several, pooled by bench/pool.sh), each run of WORKLOAD
 # divided by REF's run (raw or overlayfs) of the same repetition and
 # numjobs: the median of those ratios [min-max] and, from 3 on, their
 # geometric mean with its 95% confidence interval (Student t on the log

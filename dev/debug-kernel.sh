@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The debug kernel of `make check-debug`: Linux of the pinned base (the
 # sha256-checked tarball dev/import.sh verifies), configured as
-# virtme-ng's guest defconfig plus tests/debug/config (lockdep, KASAN,
+# virtme-ng's guest defconfig plus dev/debug-kernel.config (lockdep, KASAN,
 # DEBUG_ATOMIC_SLEEP, DEBUG_LIST, kmemleak, failslab, FUSE=m, what the
 # suites use), built once
 # per machine and kept under $FB_CACHE/debug-kernel/, keyed by the pin, the
 # config fragment and the tools that shape the .config.
 #
-# usage: tests/debug/kernel.sh [BASE]
+# usage: dev/debug-kernel.sh [BASE]
 # Prints the built tree's path on stdout (its release is in
 # TREE/include/config/kernel.release); everything else goes to stderr and to
 # the cache entry's build.log. Nothing is installed on the host.
@@ -16,10 +16,10 @@
 #   default the number of CPUs)
 set -eu
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
+top=$(cd "$(dirname "$0")/.." && pwd)
 base=${1:-${BASE:-6.12}}
 cache=${FB_CACHE:-/var/cache/fuse-backport}
-frag=$top/tests/debug/config
+frag=$top/dev/debug-kernel.config
 jobs=${FB_JOBS:-$(nproc)}
 
 die() { echo "debug-kernel: $*" >&2; exit 1; }
@@ -81,7 +81,7 @@ done)
 bad=$bad$(sed -n 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/\1/p' "$frag" | while read -r o; do
 	if grep -q "^$o=" .config; then echo " $o=n"; fi
 done)
-[ -z "$bad" ] || die "kconfig did not keep: $(echo "$bad" | tr '\n' ' ')(tests/debug/config; log: $log)"
+[ -z "$bad" ] || die "kconfig did not keep: $(echo "$bad" | tr '\n' ' ')(dev/debug-kernel.config; log: $log)"
 cp .config "$dir/config"
 
 echo "debug-kernel: make -j$jobs ($(date -u +%H:%M) UTC)" >&2
