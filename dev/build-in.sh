@@ -61,5 +61,4 @@ if ! mountpoint -q "$r/proc"; then
 	mount -t proc proc "$r/proc" || die "cannot mount proc in $r"
 fi
 # shellcheck disable=SC2086 # assignments and a command line
-chroot "$r" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-	FB_JOBS="${FB_JOBS:-2}" $env $cmd
+sh "$top/dev/chroot.sh" run "$r" FB_JOBS="${FB_JOBS:-2}" $env $cmd

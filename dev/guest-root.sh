@@ -9,7 +9,7 @@
 #        dev/guest-root.sh path     print its path
 #
 # The root is ${FB_CACHE:-/var/cache/fuse-backport}/roots/trixie-guest, a
-# copy of the build matrix's trixie root (dev/debian-root.sh copy trixie:
+# copy of the build matrix's trixie root (dev/chroot.sh copy trixie:
 # debootstrap's minbase on the mirror this machine's apt uses, with
 # trixie-backports), which is left as it is. In the copy, from the same
 # mirror (a deb-src line is derived from the root's own deb line):
@@ -41,10 +41,7 @@ pkgs="fuse3 libfuse3-4 mergerfs fuse-overlayfs fio bash udev systemd-sysv kmod p
 build_pkgs="dpkg-dev meson ninja-build g++ pkgconf patchelf"
 die() { echo "guest-root: $*" >&2; exit 1; }
 
-in_root() {
-	chroot "$r" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-		DEBIAN_FRONTEND=noninteractive INITRD=No LC_ALL=C.UTF-8 "$@"
-}
+in_root() { sh "$top/dev/chroot.sh" run "$r" LC_ALL=C.UTF-8 "$@"; }
 
 # check: one line on stderr and false when the root is not complete
 check() {
@@ -72,14 +69,6 @@ check() {
 	*) echo "guest-root: $bin does not link Debian's libfuse3.so.4 (${l:-none})" >&2; return 1 ;;
 	esac
 	in_root "$bin" --help > /dev/null 2>&1 || { echo "guest-root: $bin --help failed in $r" >&2; return 1; }
-}
-
-mounted=""
-umount_all() {
-	for m in $mounted; do
-		umount -l "$m" 2> /dev/null
-	done
-	mounted=""
 }
 
 # build: passthrough_hp from trixie's fuse3 source package, unmodified
@@ -114,20 +103,17 @@ make_root() {
 	if [ ! -d "$r" ]; then
 		echo "guest-root: making $r (a copy of the build matrix's trixie root)" >&2
 		rm -rf --one-file-system "$r.tmp"
-		sh "$top/dev/debian-root.sh" copy trixie "$r.tmp" > "$log" 2>&1 ||
+		sh "$top/dev/chroot.sh" copy trixie "$r.tmp" > "$log" 2>&1 ||
 			die "copying the trixie root failed (see $log)"
 		rm -f "$r.tmp/.fb-guest-root"
 		mv "$r.tmp" "$r"
 	fi
 	rm -f "$r/.fb-guest-root"
-	trap 'umount_all' EXIT
+	trap 'sh "$top/dev/chroot.sh" umount "$r"' EXIT
 	trap 'exit 1' INT TERM HUP
 	# a run stopped halfway (its time limit) may have left these
-	for m in "$r/proc" "$r/dev"; do
-		! mountpoint -q "$m" || umount -l "$m"
-	done
-	mount -t proc proc "$r/proc" && mounted="$r/proc"
-	mount --bind /dev "$r/dev" && mounted="$r/dev $mounted"
+	sh "$top/dev/chroot.sh" umount "$r"
+	sh "$top/dev/chroot.sh" mount "$r"
 	# The root's own mirror line, as a deb-src line (apt-get source).
 	src=$(sed -n 's/^deb \([^ ]*\) trixie main$/deb-src \1 trixie main/p' "$r/etc/apt/sources.list" | head -n 1)
 	[ -n "$src" ] || die "no 'deb MIRROR trixie main' line in $r/etc/apt/sources.list"
@@ -138,7 +124,7 @@ make_root() {
 	if [ ! -x "$r$bin" ] || [ ! -s "$r$bin.source" ]; then
 		build
 	fi
-	umount_all
+	sh "$top/dev/chroot.sh" umount "$r"
 	trap - EXIT INT TERM HUP
 	# shellcheck disable=SC2086,SC2016 # a list of packages; a dpkg-query format
 	in_root dpkg-query -W -f '${Package} ${Version}\n' $pkgs > "$r/.fb-guest-root.tmp"

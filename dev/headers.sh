@@ -16,7 +16,7 @@
 #   trixie    Debian 13: trixie (6.12.*+deb13) and trixie-backports
 #             (7.x+deb13), whose kbuild binaries and gcc-14 need its glibc
 #   sid       Debian unstable: sid (+deb14, gcc-16)
-# A root is made once by dev/debian-root.sh (debootstrap's minbase on the
+# A root is made once by dev/chroot.sh (debootstrap's minbase on the
 # mirror this machine's apt uses, in ${FB_CACHE:-/var/cache/fuse-backport}/
 # roots/WHERE), and keeps the .deb files apt fetched in its own cache: a
 # second run downloads nothing.
@@ -39,7 +39,7 @@ die() { echo "headers: $*" >&2; exit 1; }
 root_of() {
 	case $1 in
 	host) echo / ;;
-	bookworm | trixie | sid) sh "$top/dev/debian-root.sh" path "$1" ;;
+	bookworm | trixie | sid) sh "$top/dev/chroot.sh" path "$1" ;;
 	*) die "unknown place '$1' (bookworm, trixie or sid)" ;;
 	esac
 }
@@ -65,19 +65,11 @@ where_of() {
 	fi
 }
 
-# INITRD=No: Debian 13's 6.12 headers depend on their kernel image, whose
-# postinst would build an initramfs for it (initramfs-tools' kernel hook
-# honours INITRD=No); a root that only compiles needs none.
-in_root() {
-	ir=$1
-	shift
-	chroot "$ir" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-		DEBIAN_FRONTEND=noninteractive INITRD=No "$@"
-}
+in_root() { sh "$top/dev/chroot.sh" run "$@"; }
 
-# The root of WHERE, made once and cached (dev/debian-root.sh).
+# The root of WHERE, made once and cached (dev/chroot.sh).
 make_root() {
-	sh "$top/dev/debian-root.sh" make "$1" > /dev/null || exit 1
+	sh "$top/dev/chroot.sh" make "$1" > /dev/null || exit 1
 }
 
 # Every amd64 headers ABI (generic, cloud, rt) WHERE's apt knows.

@@ -168,11 +168,9 @@ pt_build_prev() {
 }
 
 # pt_root_umount ROOT: lazily unmounts what a chroot section mounted in ROOT
-# (dev/pts, dev, proc, sys).
+# (dev/pts, dev, proc, sys: dev/chroot.sh umount).
 pt_root_umount() {
-	for pt_m in dev/pts dev proc sys; do
-		mountpoint -q "$1/$pt_m" 2> /dev/null && umount -l "$1/$pt_m"
-	done
+	sh "$top/dev/chroot.sh" umount "$1"
 }
 
 # pt_deb [DEB]: sets deb to DEB, or, without one, to the fuse-backport-dkms

@@ -62,9 +62,7 @@ root=${FB_CACHE:-/var/cache/fuse-backport}/bookworm-repo-root
 pt_cleanup() {
 	[ -z "${GNUPGHOME:-}" ] || gpgconf --kill gpg-agent > /dev/null 2>&1
 	[ -d "$root/usr" ] || return 0
-	for m in dev/pts dev proc; do
-		mountpoint -q "$root/$m" 2> /dev/null && umount -l "$root/$m"
-	done
+	pt_root_umount "$root"
 	rm -rf "$root/sys/module" "$root/run/reboot-required" "$root/run/reboot-required.pkgs" "$root/srv/fb-repo"
 }
 
@@ -86,10 +84,7 @@ tap_check $? "a throw-away signing key ($fpr)"
 # --- the Debian 12 root (apt's part is below) -----------------------------------
 a=/srv/fb-apt
 vmdir=${FB_OUT:-/tmp/fb-vm}/pkg-repo
-in_root() {
-	chroot "$root" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		DEBIAN_FRONTEND=noninteractive "$@"
-}
+in_root() { sh "$top/dev/chroot.sh" run "$root" PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
 # DPkg::Path: apt runs dpkg with PATH=/usr/sbin:/usr/bin:/sbin:/bin, which
 # would hide the root's uname wrapper from the maintainer scripts.
 apt_() {
@@ -100,32 +95,22 @@ apt_() {
 }
 # shellcheck disable=SC2016 # a dpkg-query format
 v_() { in_root dpkg-query -W -f '${Version}' "$1" 2> /dev/null; }
-mounts() {
-	mountpoint -q "$root/proc" || mount -t proc proc "$root/proc"
-	mountpoint -q "$root/dev" || mount --bind /dev "$root/dev"
-}
+mounts() { sh dev/chroot.sh mount "$root"; }
 # The root: bookworm minbase, dkms, openssl (DKMS makes its MOK with it) and
 # one kernel's headers: bookworm-backports' linux-headers-amd64 (6.12), no
 # recommends (dkms's would pull a second kernel's). A copy of the cached
-# bookworm root (dev/debian-root.sh: the host's sources and
-# bookworm-backports), made first if need be; the host's apt cache,
-# hard-linked into the root's, saves downloads.
+# bookworm root (dev/chroot.sh: the host's sources and
+# bookworm-backports, the host's apt cache hard-linked in), made first if
+# need be.
 if [ ! -x "$root/usr/sbin/dkms" ] || [ ! -f "$root/etc/fb-test-kernel" ]; then
 	pt_cleanup
-	sh dev/debian-root.sh copy bookworm "$root" > "$pt_tmp/root.log" 2>&1
+	sh dev/chroot.sh copy bookworm "$root" --no-recommends dkms openssl linux-headers-amd64/bookworm-backports \
+		> "$pt_tmp/root.log" 2>&1
 	rc=$?
-	if [ $rc = 0 ]; then
-		mounts
-		cp -al /var/cache/apt/archives/*.deb "$root/var/cache/apt/archives/" 2> /dev/null
-		{ in_root apt-get update -q && in_root apt-get install -y -q --no-install-recommends \
-			dkms openssl linux-headers-amd64/bookworm-backports; } >> "$pt_tmp/root.log" 2>&1
-		rc=$?
-		in_root apt-get clean
-	fi
 	rk=$(cd "$root/lib/modules" 2> /dev/null && for d in *; do [ -e "$d/build/include" ] && echo "$d"; done)
 	[ $rc = 0 ] && [ "$(echo "$rk" | grep -c .)" = 1 ]
 	rc=$?
-	tap_check $rc "a Debian 12 root with dkms and one kernel's headers (${rk:-none}) (dev/debian-root.sh)"
+	tap_check $rc "a Debian 12 root with dkms and one kernel's headers (${rk:-none}) (dev/chroot.sh)"
 	if [ $rc != 0 ]; then
 		pt_log "$pt_tmp/root.log"
 		pt_cleanup

@@ -54,9 +54,7 @@ kver=6.12.0-997-fbstock-amd64
 mods="fuse cuse virtiofs"
 stockdir=/lib/modules/$kver/kernel/fs/fuse
 
-in_root() {
-	chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root DEBIAN_FRONTEND=noninteractive INITRD=No "$@"
-}
+in_root() { sh "$top/dev/chroot.sh" run "$root" "$@"; }
 pt_cleanup() {
 	if [ -d "$root/var/lib/dpkg" ] && mountpoint -q "$root/proc" 2> /dev/null; then
 		for p in $pkg "linux-headers-$kver" "linux-image-$kver"; do
@@ -80,19 +78,12 @@ tap_diag "testing $deb"
 
 # The root: a copy of the build matrix's trixie root with dkms and openssl
 # (DKMS makes its MOK with it) from the mirror it already uses.
-seed=$(sh dev/debian-root.sh path trixie)
+seed=$(sh dev/chroot.sh path trixie)
 if [ ! -f "$root/.fb-stock-root" ]; then
 	pt_cleanup
-	sh dev/debian-root.sh copy trixie "$root" > "$pt_tmp/root.log" 2>&1
+	sh dev/chroot.sh copy trixie "$root" dkms openssl xz-utils > "$pt_tmp/root.log" 2>&1
 	rc=$?
-	if [ $rc = 0 ]; then
-		mount -t proc proc "$root/proc" && mount --bind /dev "$root/dev" && mount --bind /sys "$root/sys"
-		in_root apt-get update -q >> "$pt_tmp/root.log" 2>&1 &&
-			in_root apt-get install -y -q dkms openssl xz-utils >> "$pt_tmp/root.log" 2>&1
-		rc=$?
-		[ $rc = 0 ] && touch "$root/.fb-stock-root"
-		pt_cleanup
-	fi
+	[ $rc = 0 ] && touch "$root/.fb-stock-root"
 	tap_check $rc "a trixie root with dkms, no kernel headers but the fake ones (a copy of $seed)"
 	if [ $rc != 0 ]; then
 		pt_log "$pt_tmp/root.log"
@@ -101,7 +92,7 @@ if [ ! -f "$root/.fb-stock-root" ]; then
 		exit
 	fi
 fi
-mount -t proc proc "$root/proc" && mount --bind /dev "$root/dev" && mount --bind /sys "$root/sys"
+sh dev/chroot.sh mount "$root" sys
 # shellcheck disable=SC2016 # a dpkg-query format
 root_dkms=$(in_root dpkg-query -W -f '${Version}' dkms)
 # No kernel headers but -common ones (the seed's, or what a run before

@@ -41,31 +41,20 @@ ver=$(pt_version)
 
 pt_deb "${1:-}"
 
-in_root() {
-	chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive "$@"
-}
+in_root() { sh "$top/dev/chroot.sh" run "$root" "$@"; }
 
 # The root: trixie minbase with dkms and the default kernel headers, from
 # the Debian mirror this machine already uses: a copy of the cached trixie
-# root (dev/debian-root.sh, the build matrix's), made first if need be.
+# root (dev/chroot.sh, the build matrix's), made first if need be, with
+# dkms's recommends (gcc), and openssl, which DKMS needs to make its MOK and
+# which any standard Debian system has.
 if [ ! -x "$root/usr/sbin/dkms" ]; then
 	pt_cleanup
-	sh dev/debian-root.sh copy trixie "$root" > "$pt_tmp/debootstrap.log" 2>&1
+	sh dev/chroot.sh copy trixie "$root" dkms linux-headers-amd64 openssl > "$pt_tmp/root.log" 2>&1
 	rc=$?
-	tap_diag "root made from a copy of $(sh dev/debian-root.sh path trixie)"
-	if [ $rc = 0 ]; then
-		mount -t proc proc "$root/proc" && mount --bind /dev "$root/dev" && mount --bind /sys "$root/sys"
-		# With dkms's recommends (gcc), and openssl, which DKMS needs to make
-		# its MOK and which any standard Debian system has.
-		in_root apt-get update -q > "$pt_tmp/root.log" 2>&1
-		in_root apt-get install -y -q dkms linux-headers-amd64 openssl \
-			>> "$pt_tmp/root.log" 2>&1
-		rc=$?
-		pt_cleanup
-	fi
+	tap_diag "root made from a copy of $(sh dev/chroot.sh path trixie)"
 	tap_check $rc "a trixie root with dkms and linux-headers-amd64"
 	if [ $rc != 0 ]; then
-		pt_log "$pt_tmp/debootstrap.log"
 		pt_log "$pt_tmp/root.log"
 		rm -rf --one-file-system "$root"
 		tap_done
@@ -74,7 +63,7 @@ if [ ! -x "$root/usr/sbin/dkms" ]; then
 fi
 # shellcheck disable=SC2016 # a dpkg-query format
 dkmsver=$(in_root dpkg-query -W -f '${Version}' dkms)
-mount -t proc proc "$root/proc" && mount --bind /dev "$root/dev" && mount --bind /sys "$root/sys"
+sh dev/chroot.sh mount "$root" sys
 # The root's kernels: the wanted ones' headers (installed from the root's
 # suites when missing), no other kernel's.
 : > "$pt_tmp/headers.log"

@@ -74,7 +74,7 @@ prepare() {
 	done
 	mkdir -p "$R$md/updates/dkms" &&
 		cp "$top/build/$1/fusebp.ko" "$R$md/updates/dkms/" &&
-		chroot "$R" /usr/sbin/depmod -a "$1" || return 1
+		sh dev/chroot.sh run "$R" depmod -a "$1" || return 1
 	put /usr/bin/fuse-backport < tools/fuse-backport && chmod 755 "$R/usr/bin/fuse-backport" &&
 		echo "TAKEOVER=$want" | put /etc/fuse-backport/fuse-backport.conf &&
 		if [ "$red" = unordered ]; then

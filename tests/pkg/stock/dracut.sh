@@ -84,7 +84,8 @@ dr_setup() {
 	printf '%s\n' '# fuse-backport test (tests/pkg/stock/dracut.sh): a FUSE or virtiofs root' \
 		'add_drivers+=" fuse "' 'hostonly="no"' > "$root$dr_conf"
 	rm -f "$root/boot/initrd.img-$kver"
-	chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+	# INITRD= (dev/chroot.sh sets INITRD=No): the hook is what is tested
+	sh "$top/dev/chroot.sh" run "$root" INITRD= \
 		/etc/kernel/postinst.d/dracut "$kver" > "$pt_tmp/dracut-hook.log" 2>&1
 	rc=$?
 	dr_img=/boot/initrd.img-$kver
