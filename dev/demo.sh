@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # `make demo`: install only what the demo needs (dev/deps.sh demo), fetch
 # Debian's KVER (image: tests/vm/kernel.sh; headers, unpacked, not
-# installed: tests/vm/headers.sh) and the pinned base's source (make
+# installed: dev/headers.sh unpack) and the pinned base's source (make
 # import), build our module for KVER alone, boot KVER in QEMU and run
 # dev/demo-guest.sh there: our module beside the kernel's FUSE, a file
 # round-tripped through it, and parallel writes through stock and ours
@@ -76,7 +76,7 @@ tests/vm/kernel.sh "$kver" > "$logs/demo-kernel.log" 2>&1 &
 kpid=$!
 make -s import > "$logs/demo-import.log" 2>&1 || fail "$logs/demo-import.log" "make import failed"
 sed 's/^/   /' "$logs/demo-import.log"
-kdir=$(tests/vm/headers.sh "$kver" 2> "$logs/demo-headers.log") || fail "$logs/demo-headers.log" "no headers for $kver"
+kdir=$(sh dev/headers.sh unpack "$kver" 2> "$logs/demo-headers.log") || fail "$logs/demo-headers.log" "no headers for $kver"
 echo "   headers: $kdir"
 phase source+headers
 

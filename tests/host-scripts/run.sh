@@ -759,7 +759,7 @@ fi
 
 # A cached .deb is used again only with the archive's checksum, or, where
 # the index no longer has its version, when its own checksums hold
-# (tests/lib/debcache.sh, for tests/vm/kernel.sh and tests/vm/headers.sh).
+# (tests/lib/debcache.sh, for tests/vm/kernel.sh and dev/headers.sh unpack).
 # The index is a stand-in apt-cache on PATH that knows fbtest 1.0 only.
 if (
 	# shellcheck source=tests/lib/debcache.sh
