@@ -25,13 +25,8 @@ if [ -n "${FB_KDIR:-}" ] || [ -f "$kdir/.config" ] ||
 	# What `make modules` runs, without make: its exit status is 2 for
 	# any failure, and callers test scripts/build.sh's own (3: not served).
 	make -s import SERIES="$what" KVER="$k" KDIR="$kdir" || exit 1
-	if ! bt=$(bash scripts/flavor.sh --base "$k" "$kdir" 2>&1); then
-		echo "fuse-backport: not building for $k: $bt" >&2
-		exit 3
-	fi
-	src=$top/src/${bt#* } bld=$top/build/$k
-	[ "$what" = none ] && src=$src-unpatched bld=$bld-unpatched
-	exec env SRC="$src" BUILD="$bld" sh scripts/build.sh "$k" "$kdir"
+	# (SRC and BUILD left to scripts/build.sh, whatever the environment says)
+	exec env SRC='' BUILD='' FB_SERIES="$what" sh scripts/build.sh "$k" "$kdir"
 fi
 sh dev/headers.sh install "$w" "$k" || exit 1
 case $what in

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Build for a Debian kernel where its kbuild runs (dev/headers.sh): on
-# this host, or in a chroot of the Debian root its headers are installed in,
-# with this tree bind-mounted at the same path (paths in logs stay ours).
+# this host, or in a chroot of the Debian root its headers are installed in
+# (dev/chroot.sh), with this tree bind-mounted at the same path (paths in
+# logs stay ours). The build is scripts/build.sh's.
 #
 # usage: dev/build-in.sh KVER [SERIES]   (SERIES: all (default) or none)
 #        dev/build-in.sh KVER kmod DIR   (an out-of-tree module in DIR,
@@ -27,11 +28,7 @@ if [ "$series" = kmod ]; then
 	case $m in "$top"/*) ;; *) die "$m is not inside $top (only this tree is shared with the root)" ;; esac
 	cmd="make -s -C $kd M=$m modules"
 elif [ "$series" = none ]; then
-	bt=$(bash "$top/scripts/flavor.sh" --base "$k" "$r$kd" 2> /dev/null) || {
-		bash "$top/scripts/flavor.sh" --base "$k" "$r$kd"
-		exit 3
-	}
-	env="SRC=$top/src/${bt#* }-unpatched BUILD=$top/build/$k-unpatched"
+	env="FB_SERIES=none"
 fi
 if [ "$w" = host ]; then
 	# shellcheck disable=SC2086 # assignments and a command line

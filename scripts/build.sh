@@ -2,12 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Build the modules for one kernel: pick the flavor (dkms.conf), probe the
 # headers, lay out build/<kver>/ from the generated tree and run kbuild.
-# This is what `make modules` and DKMS's MAKE run.
+# This is what DKMS's MAKE runs, and every build of the tree: `make
+# modules`, dev/build-for.sh and dev/build-in.sh (in a Debian root) call it.
 #
 # usage: scripts/build.sh KVER [KDIR]
 # environment: SRC (generated tree, default the kernel's base's:
-#              src/upstream-<base>),
-#              BUILD (default build/KVER), FB_PREFIX (over FB_PREFIX= of
+#              src/upstream-<base>, with FB_SERIES=none the unpatched one
+#              make import SERIES=none makes: src/upstream-<base>-unpatched),
+#              BUILD (default build/KVER, with FB_SERIES=none
+#              build/KVER-unpatched), FB_PREFIX (over FB_PREFIX= of
 #              /etc/fuse-backport/fuse-backport.conf: scripts/prefix.sh),
 #              FB_WERROR=1,
 #              FB_CONFIGURE_ONLY=1 (lay out and configure, do not compile)
@@ -16,7 +19,9 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 kver=${1:?usage: build.sh KVER [KDIR]}
 kdir=${2:-/lib/modules/$kver/build}
-b=${BUILD:-$top/build/$kver}
+unp=""
+[ "${FB_SERIES:-all}" != none ] || unp=-unpatched
+b=${BUILD:-$top/build/$kver$unp}
 
 # shellcheck source=scripts/needs.sh
 . "$top/scripts/needs.sh"
@@ -35,8 +40,8 @@ fi
 if ! fl=$(bash "$top/scripts/flavor.sh" "$kver" "$kdir" 2>&1); then
 	unsupported "not building for $kver: $fl"
 fi
-src=${SRC:-$top/src/${bt#* }}
-[ -f "$src/.fb-import" ] || die "no generated tree at $src: run 'make import BASE=${bt%% *}' first"
+src=${SRC:-$top/src/${bt#* }$unp}
+[ -f "$src/.fb-import" ] || die "no generated tree at $src: run 'make import BASE=${bt%% *}${unp:+ SERIES=none}' first"
 [ "$(sed -n 's/^base=//p' "$src/.fb-import")" = "${bt%% *}" ] ||
 	die "$src holds base $(sed -n 's/^base=//p' "$src/.fb-import"), kernel $kver needs base ${bt%% *}"
 flavor=${fl%% *}
