@@ -346,6 +346,10 @@ fi
 # shellcheck source=tests/host-scripts/bench-report.sh
 . "$top/tests/host-scripts/bench-report.sh"
 
+# make help: a line for each .PHONY target, by stage (dev/make-help.sh).
+# shellcheck source=tests/host-scripts/make-help.sh
+. "$top/tests/host-scripts/make-help.sh"
+
 # The renamed module's load at boot (scripts/load-renamed.sh), with stubs.
 # shellcheck source=tests/host-scripts/load-renamed.sh
 . "$top/tests/host-scripts/load-renamed.sh"
