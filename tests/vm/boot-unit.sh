@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # make check's section vm-boot (the full tier only): a real boot through
-# fuse-backport-takeover.service (issue 26: the takeover active before
+# fuse-backport-takeover.service (the takeover active before
 # local-fs-pre.target, so fstab's FUSE mounts are ours). systemd is PID 1 of
 # a guest whose root is a copy of the Debian 13 guest root
 # (dev/guest-root.sh; hard links, every changed file replaced, never
