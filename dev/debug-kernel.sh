@@ -36,11 +36,11 @@ done
 echo '#include <gelf.h>' | gcc ${HOSTCFLAGS:-} -x c -fsyntax-only - 2> /dev/null ||
 	die "libelf's headers (gelf.h) not found (make deps-test installs libelf-dev)"
 
-# What decides the tree: the pinned source, our fragment, the defconfig
-# virtme-ng adds, the compiler.
+# What decides the tree: the pinned source, our fragment's options (not
+# its comments), the defconfig virtme-ng adds, the compiler.
 key=$({
 	echo "base=$base version=$UPSTREAM_VERSION tarballs=$TARBALL_SHA256 tree=$TREE_SHA256"
-	cat "$frag"
+	sed '/^#/d; /^$/d' "$frag"
 	vng --version 2>&1
 	gcc --version | head -n 1
 } | sha256sum | cut -c1-16)

@@ -16,7 +16,7 @@
 # chroot has no root device of its own for hostonly to look at).
 # The first image of the fake kernel is made as its package's kernel hook
 # would (the fake image package runs depmod, no hooks): dracut's
-# /etc/kernel/postinst.d/dracut KVER, INITRD unset, which writes
+# /etc/kernel/postinst.d/dracut KVER, INITRD empty (not No), which writes
 # /boot/initrd.img-KVER (Debian's dracut names it so, with or without a
 # /boot/vmlinuz-KVER; the fake kernel has none, and dracut needs none: it
 # reads /lib/modules/KVER and the modules.dep the image package's depmod
@@ -84,7 +84,7 @@ dr_setup() {
 	printf '%s\n' '# fuse-backport test (tests/pkg/stock/dracut.sh): a FUSE or virtiofs root' \
 		'add_drivers+=" fuse "' 'hostonly="no"' > "$root$dr_conf"
 	rm -f "$root/boot/initrd.img-$kver"
-	# INITRD= (dev/chroot.sh sets INITRD=No): the hook is what is tested
+	# INITRD= over dev/chroot.sh's INITRD=No, which the hook honours
 	sh "$top/dev/chroot.sh" run "$root" INITRD= \
 		/etc/kernel/postinst.d/dracut "$kver" > "$pt_tmp/dracut-hook.log" 2>&1
 	rc=$?
