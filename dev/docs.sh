@@ -147,6 +147,98 @@ for k in $(kvers vm); do
 	printf '%s\t%s\t%s\t%s\n' "$k" "${line#*: }" "${plan:-?}" "$f"
 done > "$tmp/vm"
 
+# newest_check: the newest results/check run of every section
+# (FB_CHECK_SECTIONS=*) in the default tier (FB_CHECK_FULL=0), relative to
+# the tree; nothing for none
+newest_check() {
+	for s in "$res"/check/*/*/summary.txt; do
+		[ -f "$s" ] || continue
+		d=${s%/summary.txt}
+		[ "$(meta "$d" command)" != "tests/check.sh (make check; FB_CHECK_FULL=0, FB_CHECK_SECTIONS=*)" ] ||
+			echo "$d"
+	done | newest_run
+}
+check_run=$(newest_check)
+# section_result SECTION: "N passed, N failed" of SECTION in $check_run
+section_result() {
+	[ -n "$check_run" ] || return 0
+	awk -v s="$1" '$1 == s && $3 == "passed" && $5 == "failed" { print $2 " passed, " $4 " failed" }' \
+		"$top/$check_run/summary.txt"
+}
+
+# --- README.md: the kernel range and the table by distribution ---
+range_block() {
+	echo '<!-- BEGIN generated: range (make docs) -->'
+	rg=$(for b in $bases; do
+		lo=$(pin "$b" KERNEL_MIN) hi=$(pin "$b" KERNEL_MAX)
+		if [ "$lo" = "$hi" ]; then printf '%s, ' "$lo"; else printf '%s to %s, ' "$lo" "$hi"; fi
+	done)
+	rg=${rg%, }
+	case $rg in
+	*,*) rg="${rg%, *} and ${rg##*, }" ;;
+	esac
+	echo "**Kernels served: Linux $rg** ([the table below](#distributions))."
+	echo '<!-- END generated: range -->'
+}
+# proven GLOB: how far the recorded runs prove the kernels named by GLOB
+proven() {
+	pv=$(while IFS="	" read -r k line plan f; do
+		# shellcheck disable=SC2254 # GLOB is a pattern
+		case $k in $1) ;; *) continue ;; esac
+		case $line in *" 0 failed"*) ;; *) continue ;; esac
+		su=$(echo "$plan" | tr ' ' '\n' | sed -n 's/^ours=//p' | tr ',' ' ')
+		n=$(echo "$su" | wc -w)
+		[ "$n" -gt 2 ] && su="$n suites"
+		np=${line%% passed*}
+		echo "booted: $np VM tests passed on \`$k\` (ours: $su; [report](${f}))"
+	done < "$tmp/vm" | tail -n 1)
+	[ -n "$pv" ] && { echo "$pv"; return; }
+	pv=$(while IFS="	" read -r k _ _ _ r f; do
+		# shellcheck disable=SC2254 # GLOB is a pattern
+		case $k in $1) ;; *) continue ;; esac
+		case $r in built*) echo "built for \`$k\`, not booted ([build](${f}))" ;; esac
+	done < "$tmp/build" | tail -n 1)
+	echo "${pv:-no record}"
+}
+distro_block() {
+	echo '<!-- BEGIN generated: distributions (make docs) -->'
+	echo "| distribution | kernel | our module | how it serves FUSE | shown |"
+	echo "|---|---|---|---|---|"
+	dkms_dep=$(sed -n 's/^Depends: \(dkms ([^)]*)\).*/\1/p' "$top/debian/control" | head -n 1)
+	grep -v -e '^#' -e '^$' "$top/docs/distributions.tsv" |
+		while IFS="	" read -r dist series cfg ev note; do
+			b=$(base_of "$series" || true)
+			if [ -z "$b" ]; then
+				how="refused: no base serves $series (one line, no module)"
+				case $note in
+				*dkms*) how="$how; the .deb needs \`$dkms_dep\`, $note" ;;
+				?*) how="$how; $note" ;;
+				esac
+				echo "| $dist | $series | – | $how | – |"
+				continue
+			fi
+			case $cfg in
+			m) how="replaces the kernel's \`fuse.ko\`" ;;
+			y) how="takes over the built-in FUSE" ;;
+			*) die "docs/distributions.tsv: $dist: CONFIG_FUSE_FS '$cfg' is not m or y" ;;
+			esac
+			case $ev in
+			"kernels "*) shown=$(proven "${ev#kernels }") ;;
+			"test "*)
+				grep -F -e "${ev#test }" "$top/tests/host-scripts/run.sh" | grep -q 'ok "' ||
+					die "docs/distributions.tsv: $dist: no ok line of tests/host-scripts/run.sh holds '${ev#test }'"
+				r=$(section_result tools)
+				case $r in
+				*" 0 failed") shown="compiled only, on Debian's headers changed to its API ([\`tools\` section]($check_run/summary.txt): $r)" ;;
+				*) shown="no record" ;;
+				esac
+				;;
+			*) shown="no record" ;;
+			esac
+			echo "| $dist | $series | \`$(modver "$b")\` | $how | $shown |"
+		done
+	echo '<!-- END generated: distributions -->'
+}
 # --- README.md: the kernel table ---
 readme_block() {
 	echo '<!-- BEGIN generated: kernels (make docs) -->'
@@ -169,11 +261,39 @@ readme_block() {
 		echo "| $b | $serves | \`$(modver "$b")\` | Linux $(pin "$b" UPSTREAM_VERSION), Debian's \`$(pin "$b" DEBIAN_PACKAGE)\` $(pin "$b" DEBIAN_VERSION)$compat | ${fl:-none recorded} |"
 	done
 	echo
-	echo "The flavor follows the kernel's \`CONFIG_FUSE_FS\`: \`=m\` gets the **drop-in**"
-	echo "(our \`fuse.ko\` replaces the kernel's), \`=y\` the **renamed** module"
-	echo "(\`fusebp.ko\`: fs type \`fusebp\`, \`/dev/fusebp\`, beside the built-in FUSE)."
-	echo "Build and VM results per kernel: [docs/coverage.md](docs/coverage.md)."
+	echo "Where the kernel has \`CONFIG_FUSE_FS=m\` the **drop-in** flavor builds (our"
+	echo "\`fuse.ko\` replaces the kernel's); where it has \`=y\`, the **renamed** one"
+	echo "(\`fusebp.ko\`: fs type \`fusebp\`, \`/dev/fusebp\`, beside the built-in FUSE,"
+	echo "or taking it over: [takeover](#takeover-of-a-built-in-fuse))."
+	echo "Build and VM results per kernel: [coverage.md](coverage.md)."
 	echo '<!-- END generated: kernels -->'
+}
+# A sample of `fuse-backport status`: the healthy report of the newest
+# recorded status suite run (results/status/KVER/RUN-ID/vm.log, the VM log
+# of tests/vm/run-suites.sh KVER status): the "# " lines the suite shows
+# before its test "installed: the kernel list shows it", as printed
+status_block() {
+	echo '<!-- BEGIN generated: status (make docs) -->'
+	sr=$(for l in "$res"/status/*/*/vm.log; do
+		[ -f "$l" ] && echo "${l%/vm.log}"
+	done | newest_run)
+	smp=""
+	[ -n "$sr" ] && smp=$(awk '
+		/^# fuse-backport [^ ]+ on kernel / { n = 0; keep = 1 }
+		keep && /^# / { b[++n] = substr($0, 3); next }
+		keep { keep = 0 }
+		/^ok [0-9]+ - installed: the kernel list shows it/ { for (i = 1; i <= n; i++) out = out b[i] "\n"; done = 1; exit }
+		END { if (done) printf "%s", out }' "$top/$sr/vm.log")
+	if [ -z "$smp" ]; then
+		echo "No recorded \`fuse-backport status\` output under \`results/status/\`."
+	else
+		echo "On $(meta "$top/$sr" kernel) in the VM, installed as DKMS leaves it ([run]($sr/vm.log)):"
+		echo
+		echo '```'
+		echo "$smp"
+		echo '```'
+	fi
+	echo '<!-- END generated: status -->'
 }
 # put_block FILE NAME BLOCK: FILE (under the tree) with the lines between
 # "<!-- BEGIN generated: NAME (make docs) -->" and "<!-- END generated:
@@ -181,33 +301,37 @@ readme_block() {
 put_block() {
 	pb_b="<!-- BEGIN generated: $2 (make docs) -->"
 	pb_e="<!-- END generated: $2 -->"
-	[ -f "$top/$1" ] || die "no $1"
-	nb=$(grep -c -x -F -e "$pb_b" "$top/$1" || true)
-	ne=$(grep -c -x -F -e "$pb_e" "$top/$1" || true)
+	# a file already rendered to $out (another block of it) is the input
+	pb_f=$out/$1
+	[ -f "$pb_f" ] || pb_f=$top/$1
+	[ -f "$pb_f" ] || die "no $1"
+	nb=$(grep -c -x -F -e "$pb_b" "$pb_f" || true)
+	ne=$(grep -c -x -F -e "$pb_e" "$pb_f" || true)
 	{ [ "$nb" = 1 ] && [ "$ne" = 1 ]; } ||
 		die "$1 needs the line '$pb_b' and, after it, '$pb_e', once each (found $nb and $ne)"
 	awk -v b="$pb_b" -v e="$pb_e" -v blk="$3" '
 		$0 == b { while ((getline l < blk) > 0) print l; skip = 1; next }
 		$0 == e { if (!skip) { bad = 1; exit } skip = 0; next }
 		!skip { print }
-		END { if (bad || skip) exit 1 }' "$top/$1" > "$tmp/put_block" ||
+		END { if (bad || skip) exit 1 }' "$pb_f" > "$tmp/put_block" ||
 		die "$1: '$pb_e' comes before '$pb_b'"
 	write "$out/$1" < "$tmp/put_block"
 }
 readme_block > "$tmp/block"
-put_block README.md kernels "$tmp/block"
+put_block docs/design.md kernels "$tmp/block"
+range_block > "$tmp/block"
+put_block README.md range "$tmp/block"
+distro_block > "$tmp/block"
+put_block README.md distributions "$tmp/block"
+status_block > "$tmp/block"
+put_block README.md status "$tmp/block"
 
 # --- docs/testing.md: the section times of the newest default-tier run ---
 # The newest results/check run of every section (FB_CHECK_SECTIONS=*) in
 # the default tier (FB_CHECK_FULL=0): its summary as a table.
 times_block() {
 	echo '<!-- BEGIN generated: times (make docs) -->'
-	tr=$(for s in "$res"/check/*/*/summary.txt; do
-		[ -f "$s" ] || continue
-		d=${s%/summary.txt}
-		[ "$(meta "$d" command)" != "tests/check.sh (make check; FB_CHECK_FULL=0, FB_CHECK_SECTIONS=*)" ] ||
-			echo "$d"
-	done | newest_run)
+	tr=$check_run
 	if [ -z "$tr" ]; then
 		echo "No full run of the default tier is recorded under \`results/check/\`."
 	else
