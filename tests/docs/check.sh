@@ -74,7 +74,7 @@ tap_check "$([ -z "$long" ]; echo $?)" "no paragraph or table row of more than 8
 # Issue numbers and red-run archives stand for facts: the docs say the fact.
 refs=$(git -C "$top" ls-files -- README.md HACKING.md 'docs/*.md' 'docs/*.in' docs/distributions.tsv dev/docs.sh tests/docs 2> /dev/null |
 	grep -v -x docs/testing.md | while IFS= read -r f; do
-		[ -f "$f" ] && grep -n -i -E -e 'issue ?[0-9]+' -e 'results/red-runs' "$f" | sed "s|^|$f:|" | head -n 3
+		[ -f "$f" ] && grep -n -i -E -e 'issue ?[0-9]+' -e 'results/red[-]runs' "$f" | sed "s|^|$f:|" | head -n 3
 	done)
 tap_check "$([ -z "$refs" ]; echo $?)" "no issue number or results/red-runs citation in the docs (docs/testing.md aside)${refs:+: }$(printf "%s" "$refs" | head -n 5 | tr "\n" " ")"
 long=$(git -C "$top" ls-files -- '*.c' '*.h' '*.sh' 2> /dev/null | while IFS= read -r f; do
