@@ -351,33 +351,6 @@ times_block() {
 times_block > "$tmp/block"
 put_block docs/testing.md times "$tmp/block"
 
-# --- docs/design.md: pooled tables ---
-# pool_block BLOCK PATTERN WORKLOAD WHAT: the newest results/bench-pool run
-# whose raw.csv has a line matching PATTERN, its WORKLOAD table, in the
-# block BLOCK; WHAT names such a pool when there is none
-pool_block() {
-	echo "<!-- BEGIN generated: $1 (make docs) -->"
-	ar=$(for c in "$res"/bench-pool/*/*/raw.csv; do
-		! grep -q "$2" "$c" 2> /dev/null || echo "${c%/raw.csv}"
-	done | newest_run)
-	if [ -z "$ar" ]; then
-		echo "No pool of $4 is recorded under \`results/bench-pool/\`."
-	else
-		awk -v h="**$3**:" '$0 == h { f = 1; next } f && /^\|/ { print; p = 1; next } p { exit }' "$top/$ar/table.md"
-		echo
-		echo "From [\`$ar/\`](../$ar/table.md) (runs: $(meta "$top/$ar" runs | sed 's/^ *//'))."
-	fi
-	echo "<!-- END generated: $1 -->"
-}
-# the A/A control: runs with raw2 (raw XFS paired with itself,
-# tests/vm/guest/bench.sh), their lat table
-pool_block aa '^lat,raw2,' lat "runs with the A/A control" > "$tmp/block"
-put_block docs/design.md aa "$tmp/block"
-# a file per job: runs of the workload latfiles with overlayfs, the
-# reference, their latfiles table
-pool_block latfiles '^latfiles,overlayfs,' latfiles "runs of the workload latfiles with overlayfs" > "$tmp/block"
-put_block docs/design.md latfiles "$tmp/block"
-
 # --- docs/coverage.md ---
 {
 	notice "backports/*/pin and results/"
@@ -418,12 +391,11 @@ put_block docs/design.md latfiles "$tmp/block"
 			print "| " k " | " base " | " fl " | " hf " | " build " | " vm " | " plan " | " from " |"
 		}' "$tmp/pins" "$tmp/build" "$tmp/vm" "$tmp/kernels"
 	echo
-	echo "Build runs:"
+	echo "Build runs (those a row above comes from):"
 	echo
-	for t in "$res"/check-build/*/*/table.md; do
-		[ -f "$t" ] || continue
-		d=${t%/table.md}
-		n=$(grep -c '^| [^k-]' "$t" || true)
+	cut -f6 "$tmp/build" | sort -u | while read -r t; do
+		d=$top/${t%/table.md}
+		n=$(grep -c '^| [^k-]' "$top/$t" || true)
 		c=$(meta "$d" command)
 		echo "- [\`${d#"$top"/}/\`](../${d#"$top"/}/): $n kernels${c:+; \`$c\`} ([meta.txt](../${d#"$top"/}/meta.txt))"
 	done
@@ -446,6 +418,34 @@ put_block docs/design.md latfiles "$tmp/block"
 # --- docs/benchmarks.md ---
 [ -f "$top/docs/benchmarks.md.in" ] || die "no docs/benchmarks.md.in"
 grep -q -x '@RESULTS@' "$top/docs/benchmarks.md.in" || die "docs/benchmarks.md.in has no line '@RESULTS@'"
+# sel_runs KIND: the runs of results/KIND that docs/benchmarks.md shows,
+# "KVER RUN-ID" a line: for each kernel, the newest run of each workload
+# (the first field of raw.csv); of bench-ab, the newest of each revision b
+# (the RUN-ID's "-b-REV"); of bench-pool, also the pools design's blocks
+# read (pool_pick). Older runs are superseded and not kept in results/.
+sel_runs() {
+	for k in $(kvers "$1"); do
+		for r in $(runs "$1" "$k" table.md); do
+			case $1 in
+			bench-ab) echo "$k ${r##*-b-} $r" ;;
+			*) cut -d, -f1 "$res/$1/$k/$r/raw.csv" 2> /dev/null | sort -u | sed "s|^|$k |; s|$| $r|" ;;
+			esac
+		done
+	done | sort | awk '{ last[$1 " " $2] = $1 " " $3 } END { for (x in last) print last[x] }'
+	if [ "$1" = bench-pool ]; then
+		for pat in '^lat,raw2,' '^latfiles,overlayfs,'; do
+			pp=$(pool_pick "$pat")
+			[ -n "$pp" ] && echo "$pp" | awk -F/ '{ print $3 " " $4 }'
+		done
+	fi
+}
+# pool_pick PATTERN: the newest results/bench-pool run whose raw.csv has a
+# line matching PATTERN, relative to the tree
+pool_pick() {
+	for c in "$res"/bench-pool/*/*/raw.csv; do
+		! grep -q "$1" "$c" 2> /dev/null || echo "${c%/raw.csv}"
+	done | newest_run
+}
 bench_results() {
 	for kind in bench bench-ab bench-pool; do
 		case $kind in
@@ -453,9 +453,9 @@ bench_results() {
 		bench-ab) what="\`make bench-ab\` (our module from this tree, a, against another revision's, b)" ;;
 		bench-pool) what="\`make bench-pool\` (the paired ratios of several interleaved \`make bench\` runs, pooled)" ;;
 		esac
-		for k in $(kvers "$kind"); do
-			rs=$(runs "$kind" "$k" table.md | sort -r)
-			[ -n "$rs" ] || continue
+		sel_runs "$kind" | sort -u > "$tmp/sel"
+		for k in $(cut -d ' ' -f 1 "$tmp/sel" | sort -V -u); do
+			rs=$(awk -v k="$k" '$1 == k { print $2 }' "$tmp/sel" | sort -r)
 			echo "## $what on Debian $k"
 			b=$(base_of "$k" || true)
 			for r in $rs; do
@@ -486,9 +486,89 @@ bench_results() {
 		done
 	done
 }
+# The verdict against docs/benchmarks.md.in's targets, per kernel:
+# latency-bound, xattr daemon, ours. Against raw XFS: the geometric mean of
+# the paired ratios of the newest pool of the kernel that has them
+# (raw.csv: workload,variant,daemon,jobs,rep,iops; unrounded, so that
+# 0.946 is not read as 0.95); against the unpatched base: the medians of
+# the newest run that has it (medians.csv: workload,variant,daemon,jobs,
+# median,min,max,n).
+verdict_block() {
+	echo '<!-- BEGIN generated: verdict (make docs) -->'
+	echo "| kernel | target | ours (latency-bound, xattr daemon) | verdict | from |"
+	echo "|---|---|---|---|---|"
+	for k in $(kvers bench-pool); do
+		pr=$(for c in "$res/bench-pool/$k"/*/raw.csv; do
+			grep -q '^lat,ours,xattr,[0-9]' "$c" 2> /dev/null && echo "${c%/raw.csv}"
+		done | newest_run)
+		[ -n "$pr" ] || continue
+		gm=$(awk -F, '$1 == "lat" && $4 ~ /^[0-9]+$/ {
+				if ($2 == "raw") raw[$4 "," $5] = $6
+				else if ($2 == "ours" && $3 == "xattr") ours[$4 "," $5] = $6
+			}
+			END {
+				for (x in ours) if (x in raw && raw[x] > 0 && ours[x] > 0) {
+					split(x, j, ","); s[j[1]] += log(ours[x] / raw[x]); n[j[1]]++
+				}
+				for (q in n) printf "%d %.3f %d\n", q, exp(s[q] / n[q]), n[q]
+			}' "$top/$pr/raw.csv" | sort -n)
+		runs_in=$(meta "$top/$pr" runs)
+		from="[pool](../$pr/table.md)"
+		m1=$(echo "$gm" | awk '{ printf "%s%s: %s×", (NR > 1 ? ", " : ""), $1, $2 }')
+		miss=$(echo "$gm" | awk '$2 < 0.95 { printf "%s%s", (m ? ", " : ""), $1; m = 1 }')
+		np=$(echo "$gm" | awk 'NR == 1 { lo = hi = $3 } { if ($3 < lo) lo = $3; if ($3 > hi) hi = $3 } END { print (lo == hi ? lo : lo "–" hi) }')
+		v="met at every numjobs"
+		[ -n "$miss" ] && v="**missed** at numjobs $miss"
+		echo "| $k | ≥ 0.95× raw XFS at numjobs 1 to 8 | $m1 (geometric means, $np pairs each; runs${runs_in:+ }$runs_in) | $v | $from |"
+		m4=$(echo "$gm" | awk '$1 == 4 { print $2 }')
+		if [ -n "$m4" ]; then
+			v=$(awk -v x="$m4" 'BEGIN { print (x >= 0.9 ? "met" : "**missed**") }')
+			echo "| $k | ≥ 0.9× raw XFS at numjobs 4 | $m4× | $v | $from |"
+		fi
+	done
+	for k in $(kvers bench); do
+		ur=$(for c in "$res/bench/$k"/*/medians.csv; do
+			grep -q '^lat,unpatched,xattr,4,' "$c" 2> /dev/null && echo "${c%/medians.csv}"
+		done | newest_run)
+		[ -n "$ur" ] || continue
+		x=$(awk -F, '$1 == "lat" && $3 == "xattr" && $4 == 4 { m[$2] = $5 }
+			END { if (m["unpatched"] > 0) printf "%.2f", m["ours"] / m["unpatched"] }' "$top/$ur/medians.csv")
+		[ -n "$x" ] || continue
+		v=$(awk -v x="$x" 'BEGIN { print (x >= 3 ? "met" : "**missed**") }')
+		echo "| $k | ≥ 3× the unpatched base at numjobs 4 | $x× (medians) | $v | [run](../$ur/table.md) |"
+	done
+	echo '<!-- END generated: verdict -->'
+}
 bench_results > "$tmp/bench"
 {
 	notice "docs/benchmarks.md.in and results/bench*/"
 	awk -v f="$tmp/bench" '$0 == "@RESULTS@" { while ((getline l < f) > 0) print l; next } { print }' \
 		"$top/docs/benchmarks.md.in" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
 } | write "$out/docs/benchmarks.md"
+# --- docs/benchmarks.md: the verdict and pooled tables, in their blocks ---
+verdict_block > "$tmp/block"
+put_block docs/benchmarks.md verdict "$tmp/block"
+# pool_block BLOCK PATTERN WORKLOAD WHAT: the newest results/bench-pool run
+# whose raw.csv has a line matching PATTERN, its WORKLOAD table, in the
+# block BLOCK; WHAT names such a pool when there is none
+pool_block() {
+	echo "<!-- BEGIN generated: $1 (make docs) -->"
+	ar=$(pool_pick "$2")
+	if [ -z "$ar" ]; then
+		echo "No pool of $4 is recorded under \`results/bench-pool/\`."
+	else
+		awk -v h="**$3**:" '$0 == h { f = 1; next } f && /^\|/ { print; p = 1; next } p { exit }' "$top/$ar/table.md"
+		echo
+		echo "From [\`$ar/\`](../$ar/table.md) (runs: $(meta "$top/$ar" runs | sed 's/^ *//'))."
+	fi
+	echo "<!-- END generated: $1 -->"
+}
+# the A/A control: runs with raw2 (raw XFS paired with itself,
+# tests/vm/guest/bench.sh), their lat table
+pool_block aa '^lat,raw2,' lat "runs with the A/A control" > "$tmp/block"
+put_block docs/benchmarks.md aa "$tmp/block"
+# a file per job: runs of the workload latfiles with overlayfs, the
+# reference, their latfiles table
+pool_block latfiles '^latfiles,overlayfs,' latfiles "runs of the workload latfiles with overlayfs" > "$tmp/block"
+put_block docs/benchmarks.md latfiles "$tmp/block"
+

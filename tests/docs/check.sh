@@ -71,12 +71,23 @@ long=$(for f in README.md docs/known-gaps.md; do
 		END { flush() }' "$f"
 done)
 tap_check "$([ -z "$long" ]; echo $?)" "no paragraph or table row of more than 80 words in README.md and docs/known-gaps.md${long:+: }$(printf "%s" "$long" | tr "\n" " ")"
+# Every link into results/ from the README and the docs resolves to a
+# tracked file or directory: results/ keeps what the docs show, no more,
+# and nothing they show is gone.
+dead=$(for f in README.md docs/*.md; do
+	d=$(dirname "$f")
+	grep -o '](\(\.\./\)\{0,1\}results/[^)#]*' "$f" | sed 's/^](//' | sort -u | while IFS= read -r l; do
+		t=$(cd "$d" && realpath -m --relative-to="$top" "$l")
+		[ -n "$(git -C "$top" ls-files -- "$t" | head -n 1)" ] || echo "$f: $l"
+	done
+done)
+tap_check "$([ -z "$dead" ]; echo $?)" "every link into results/ from the docs resolves to a tracked file${dead:+: }$(printf "%s" "$dead" | head -n 5 | tr "\n" " ")"
 # Issue numbers and red-run archives stand for facts: the docs say the fact.
 refs=$(git -C "$top" ls-files -- README.md HACKING.md 'docs/*.md' 'docs/*.in' docs/distributions.tsv dev/docs.sh tests/docs 2> /dev/null |
 	grep -v -x docs/testing.md | while IFS= read -r f; do
 		[ -f "$f" ] && grep -n -i -E -e 'issue ?[0-9]+' -e 'results/red[-]runs' "$f" | sed "s|^|$f:|" | head -n 3
 	done)
-tap_check "$([ -z "$refs" ]; echo $?)" "no issue number or results/red-runs citation in the docs (docs/testing.md aside)${refs:+: }$(printf "%s" "$refs" | head -n 5 | tr "\n" " ")"
+tap_check "$([ -z "$refs" ]; echo $?)" "no issue number or red-run archive cited in the docs (docs/testing.md aside)${refs:+: }$(printf "%s" "$refs" | head -n 5 | tr "\n" " ")"
 long=$(git -C "$top" ls-files -- '*.c' '*.h' '*.sh' 2> /dev/null | while IFS= read -r f; do
 	[ -f "$f" ] && [ "$(wc -l < "$f")" -gt 800 ] && echo "$f"
 done)
