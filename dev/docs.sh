@@ -1,21 +1,24 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # `make docs`: render what the docs say about kernels and results from the
-# pins (backports/*/pin) and results/, never typed by hand:
-#   README.md            the kernel table, between the lines
-#                        "<!-- BEGIN generated: kernels (make docs) -->" and
-#                        "<!-- END generated: kernels -->" (only that block)
-#   docs/testing.md      the section times of the newest full default-tier
-#                        run under results/check/, in the block "times"
-#   docs/design.md       the newest pool of runs with the A/A control raw2
-#                        (results/bench-pool/), its lat table, in the block
-#                        "aa"; the newest pool of runs of the workload
-#                        latfiles with overlayfs, its latfiles table, in the
-#                        block "latfiles"
-#   docs/coverage.md     kernel x base x flavor x build result x VM result,
-#                        each cell with the file under results/ it comes from
-#   docs/benchmarks.md   docs/benchmarks.md.in with every bench run's
-#                        table.md included verbatim and its plot linked
+# pins (backports/*/pin), docs/distributions.tsv and results/, never typed
+# by hand. Each block lies between "<!-- BEGIN generated: NAME (make docs) -->"
+# and "<!-- END generated: NAME -->"; only the blocks are rewritten:
+#   README.md            "range": the kernels served, from the pins;
+#                        "distributions": by distribution, how ours serves
+#                        it (pins) and how far it is shown (results/vm,
+#                        results/check-build, the newest make check run's
+#                        tools section); "status": an excerpt of the newest
+#                        recorded `fuse-backport status` (results/status)
+#   docs/design.md       "kernels": the bases, from the pins and the builds
+#   docs/testing.md      "times": the section times of the newest full
+#                        default-tier run under results/check/
+#   docs/benchmarks.md   docs/benchmarks.md.in with, at @RESULTS@, the
+#                        newest run of each kernel and workload and the
+#                        pools; "verdict": each target against the newest
+#                        pool; "aa" and "latfiles": the pools' tables
+# and whole: docs/coverage.md (kernel x base x flavor x build x VM, each
+# cell with the file under results/ it comes from, then coverage.md.in).
 # Deterministic: the same inputs give the same bytes (no time of its own,
 # C-locale sorts). tests/docs/check.sh renders into a copy and compares.
 #
@@ -25,6 +28,8 @@
 #   results/bench/KVER/RUN-ID/table.md         (tests/bench/run.sh)
 #   results/bench-ab/KVER/RUN-ID/table.md      (tests/bench/ab.sh)
 #   results/bench-pool/KVER/RUN-ID/table.md    (tests/bench/pool.sh)
+#   results/status/KVER/RUN-ID/status.tap      (tests/suites/status.sh's
+#                                              TAP from a VM run, kept)
 #   .../meta.txt                               (how the run was made)
 # RUN-ID starts with the run's UTC time, so the newest run sorts last.
 #
@@ -269,25 +274,30 @@ readme_block() {
 	echo '<!-- END generated: kernels -->'
 }
 # A sample of `fuse-backport status`: the healthy report of the newest
-# recorded status suite run (results/status/KVER/RUN-ID/vm.log, the VM log
-# of tests/vm/run-suites.sh KVER status): the "# " lines the suite shows
-# before its test "installed: the kernel list shows it", as printed
+# recorded status suite run (results/status/KVER/RUN-ID/status.tap, the
+# TAP of tests/suites/status.sh on ours): the "# " lines the suite shows
+# before its test "installed: the kernel list shows it", as printed; in
+# the README the first line, our module's block and the verdict
 status_block() {
 	echo '<!-- BEGIN generated: status (make docs) -->'
-	sr=$(for l in "$res"/status/*/*/vm.log; do
-		[ -f "$l" ] && echo "${l%/vm.log}"
+	sr=$(for l in "$res"/status/*/*/status.tap; do
+		[ -f "$l" ] && echo "${l%/status.tap}"
 	done | newest_run)
 	smp=""
 	[ -n "$sr" ] && smp=$(awk '
 		/^# fuse-backport [^ ]+ on kernel / { n = 0; keep = 1 }
-		keep && /^# / { b[++n] = substr($0, 3); next }
+		keep && /^# ?/ { sub(/^# ?/, ""); b[++n] = $0; next }
 		keep { keep = 0 }
 		/^ok [0-9]+ - installed: the kernel list shows it/ { for (i = 1; i <= n; i++) out = out b[i] "\n"; done = 1; exit }
-		END { if (done) printf "%s", out }' "$top/$sr/vm.log")
+		END { if (done) printf "%s", out }' "$top/$sr/status.tap" |
+		awk 'NR == 1 { print; next }
+			/^-t / { ours = ($0 ~ /: ours/) }
+			ours && /^(-t |  (version|parallel passthrough writes):)/ { print }
+			/^status: / { print }')
 	if [ -z "$smp" ]; then
 		echo "No recorded \`fuse-backport status\` output under \`results/status/\`."
 	else
-		echo "On $(meta "$top/$sr" kernel) in the VM, installed as DKMS leaves it ([run]($sr/vm.log)):"
+		echo "An excerpt, from the status suite on $(meta "$top/$sr" kernel) ([full output]($sr/status.tap)):"
 		echo
 		echo '```'
 		echo "$smp"
@@ -454,7 +464,8 @@ bench_results() {
 		bench-pool) what="\`make bench-pool\` (the paired ratios of several interleaved \`make bench\` runs, pooled)" ;;
 		esac
 		sel_runs "$kind" | sort -u > "$tmp/sel"
-		for k in $(cut -d ' ' -f 1 "$tmp/sel" | sort -V -u); do
+		cut -d ' ' -f 1 "$tmp/sel" | sort -V -u > "$tmp/selk"
+		while IFS= read -r k; do
 			rs=$(awk -v k="$k" '$1 == k { print $2 }' "$tmp/sel" | sort -r)
 			echo "## $what on Debian $k"
 			b=$(base_of "$k" || true)
@@ -483,7 +494,7 @@ bench_results() {
 				fi
 			done
 			echo
-		done
+		done < "$tmp/selk"
 	done
 }
 # The verdict against docs/benchmarks.md.in's targets, per kernel:
