@@ -25,9 +25,9 @@
 # Results are read in the layout of tests/lib/results.sh:
 #   results/check-build/TIER/RUN-ID/table.md   (dev/check-build.sh)
 #   results/vm/KVER/RUN-ID/report.md           (tests/vm/report.sh)
-#   results/bench/KVER/RUN-ID/table.md         (tests/bench/run.sh)
-#   results/bench-ab/KVER/RUN-ID/table.md      (tests/bench/ab.sh)
-#   results/bench-pool/KVER/RUN-ID/table.md    (tests/bench/pool.sh)
+#   results/bench/KVER/RUN-ID/table.md         (bench/run.sh)
+#   results/bench-ab/KVER/RUN-ID/table.md      (bench/ab.sh)
+#   results/bench-pool/KVER/RUN-ID/table.md    (bench/pool.sh)
 #   results/status/KVER/RUN-ID/status.tap      (tests/suites/status.sh's
 #                                              TAP from a VM run, kept)
 #   .../meta.txt                               (how the run was made)
@@ -479,7 +479,7 @@ bench_results() {
 				for f in raw.csv medians.csv meta.txt; do
 					[ -f "$top/$d/$f" ] && files="$files, [$f](../$d/$f)"
 				done
-				# FB_BENCH_PERF's profiles (tests/bench/run.sh)
+				# FB_BENCH_PERF's profiles (bench/run.sh)
 				[ -d "$top/$d/perf" ] && files="$files, [perf profiles](../$d/perf/)"
 				c=$(meta "$top/$d" command)
 				case $c in
@@ -575,7 +575,7 @@ pool_block() {
 	echo "<!-- END generated: $1 -->"
 }
 # the A/A control: runs with raw2 (raw XFS paired with itself,
-# tests/vm/guest/bench.sh), their lat table
+# bench/run-guest.sh), their lat table
 pool_block aa '^lat,raw2,' lat "runs with the A/A control" > "$tmp/block"
 put_block docs/benchmarks.md aa "$tmp/block"
 # a file per job: runs of the workload latfiles with overlayfs, the
