@@ -32,11 +32,11 @@ for f in "$tool" "$fbb"; do
 		exit
 	}
 done
-# uid 65534 runs the tool and the daemon (setuid=nobody): from a checkout
-# it cannot reach (a clone under /root, mode 0700), copies in $S are run.
-if ! $nobody test -x "$fbb" || ! $nobody test -x "$tool"; then
-	cp "$tool" "$fbb" "$S/" && tool=$S/fuse-backport fbb=$S/fbbacking
-fi
+# uid 65534 runs the tool and the daemon (setuid=nobody): copies it can
+# reach (fb_copy_for); where none can be made, the checkout's, whose exec
+# then fails the tests
+tool=$(fb_copy_for 65534 "$tool") || tool=$FB_TOP/tools/fuse-backport
+fbb=$(fb_copy_for 65534 "$fbb") || fbb=$FB_TOP/tests/libfuse/fbbacking
 
 # pids of processes of this suite's daemon (and its supervisor)
 daemon_pids() {
