@@ -27,7 +27,7 @@
 # installs a newer image package (other bytes in the three files) while ours
 # is installed: after apt purge the three are the newer package's, not the
 # older ones dkms had archived.
-# The initramfs under dracut (tests/pkg/stock/dracut.sh; issue 29, item 6):
+# The initramfs under dracut (tests/pkg/stock/dracut.sh):
 # the root uses Debian's dracut (no initramfs-tools, so no
 # update-initramfs), configured to put fuse in every image; in the first
 # round, an image of the fake kernel made before ours holds the kernel's

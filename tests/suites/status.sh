@@ -263,7 +263,7 @@ if [ "$flavor" = renamed ]; then
 	[ "$rc" = 1 ] && [ "$(impl "$t" state)" = "not loaded" ] && [ "$(impl "$t" kind)" = "$kind" ] &&
 		j '.problems[]' | grep -q "modprobe $t"
 	tap_check $? "installed but not loaded: degraded, says modprobe $t"
-	# What loads it at boot without the takeover (issue 29, item 9): the
+	# What loads it at boot without the takeover: the
 	# boot unit's 'takeover boot' with TAKEOVER=no, through modprobe.
 	# modprobe reads modules.dep.bin: one made by depmod for a tree that
 	# holds the installed module (as DKMS's depmod would), shadowed over

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# tests/pkg/stock.sh, the initramfs under dracut (issue 29, item 6): what
+# tests/pkg/stock.sh, the initramfs under dracut: what
 # scripts/initramfs.sh does through the package's postinst and prerm on a
 # host whose initramfs tool is dracut. Sourced by stock.sh, in its shell and
 # its TAP count: functions only, called by it with its root ($root), fake

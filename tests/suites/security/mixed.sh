@@ -2,10 +2,10 @@
 # shellcheck shell=sh
 # Part of the security suite (sourced by tests/suites/security.sh, with its
 # helpers: mount_pt, uwrite, rwrite, mode_of, dcaps, set_privcache, $nobody,
-# $shadow, $capv2): sections 10 and 11, issue 30 items 14 and 15.
+# $shadow, $capv2): sections 10 and 11.
 # shellcheck disable=SC2154 # nobody, shadow, capv2: set by security.sh
 
-# 10. Issue 30, item 14: the privilege cache under mixed concurrency. On the
+# 10. The privilege cache under mixed concurrency. On the
 # guest's XFS (O_DIRECT), so that passthrough writes by uid 65534 run under
 # the shared inode lock with S_NOSEC pinned (FOPEN_PARALLEL_DIRECT_WRITES, a
 # non-extending O_DIRECT write, the cache trusted: the parallel suite shows
@@ -230,7 +230,7 @@ else
 	tap_skip_n $mix_n "mixed concurrency" "no XFS scratch (FB_XFS) for O_DIRECT, or no tests/bin/fbwriters"
 fi
 
-# 11. Issue 30, item 15: user namespaces and idmapped mounts.
+# 11. User namespaces and idmapped mounts.
 idm=$FB_TOP/tests/bin/fbidmap
 # 11a. A rootless mount: uid 65534 in a user namespace of its own (unshare
 # --user --map-root-user --mount) mounts the test daemon (direct I/O with
