@@ -52,6 +52,7 @@ fi
 FB_XFS_ERR=$(head -n 1 "$results/setup.err")
 export FB_XFS FB_XFS_ERR
 echo "guest: kernel $(uname -r), $(nproc) CPUs, XFS scratch: ${FB_XFS:-none ($FB_XFS_ERR)}"
+echo "guest: the checkout, closed to other users: ${closed_err:-$FB_TOP}"
 taint0=$(fb_taint)
 echo "guest: kernel taint at the start: $(fb_taint_who)"
 # A kernel with kmemleak (the debug kernel, tests/debug/config): a scan after
