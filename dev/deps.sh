@@ -34,6 +34,8 @@ test)
 	pkgs="$pkgs qemu-system-x86 udev busybox-static cpio zstd fio libaio-dev libfuse3-dev pkg-config jq \
 xfsprogs attr libcap2-bin shellcheck gnuplot-nox virtme-ng/trixie $pkgtools \
 mergerfs bindfs fuse-overlayfs sshfs openssh-server apparmor gocryptfs rclone"
+	# man-db (and groff): the tools section's man --warnings on man/
+	pkgs="$pkgs man-db"
 	# building the lockdep/KASAN kernel of dev/debug-kernel.sh
 	pkgs="$pkgs flex bison libelf-dev"
 	;;

@@ -180,7 +180,7 @@ else
 	what=$modules
 	instead="the kernel's built-in FUSE then serves alone"
 fi
-# The initramfs (issue 29, item 6): after depmod, in postinst and postrm, an
+# The initramfs: after depmod, in postinst and postrm, an
 # image of this kernel whose fuse.ko is not the one modprobe loads now is
 # made again (scripts/initramfs.sh, of fuse-backport-modules-common), as
 # fuse-backport-dkms does; one line each. The postrm runs it only while the

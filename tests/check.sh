@@ -190,6 +190,10 @@ lint() {
 	done
 	shellcheck -s bash dkms.conf > "$logs/shellcheck.out" 2>&1
 	tap_check $? "shellcheck dkms.conf"
+	# tracker numbers and private tags (tests/lint/refs.sh: the patterns)
+	sh tests/lint/refs.sh > "$logs/refs.out" 2>&1
+	tap_check $? "no tracker numbers or private tags in tracked files: $(tail -n 1 "$logs/refs.out")"
+	sed '$d' "$logs/refs.out" | head -n 40 | sed 's/^/#   /'
 	for p in backports/*/patches/*.patch backports/*/infra/patches/*.patch; do
 		[ -f "$p" ] || continue
 		if perl src/upstream-6.12/scripts/checkpatch.pl --no-tree -q - < "$p" > "$logs/checkpatch.out" 2>&1; then

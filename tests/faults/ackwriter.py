@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Writers that log what was acknowledged, for the fault tests (issue 30,
-item 11).
+"""Writers that log what was acknowledged, for the fault tests: faults
+during the code the series changes.
 
 usage: ackwriter.py write FILE ACKDIR SECONDS [--direct|--fsync]
        ackwriter.py check FILE ACKDIR

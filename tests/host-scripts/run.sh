@@ -354,6 +354,11 @@ fi
 # shellcheck source=tests/host-scripts/load-renamed.sh
 . "$top/tests/host-scripts/load-renamed.sh"
 
+# The reference pages against the code: fuse-backport.conf(5)'s keys,
+# fuse-backport(7)'s module parameters and their defaults, groff's warnings.
+# shellcheck source=tests/host-scripts/manpages.sh
+. "$top/tests/host-scripts/manpages.sh"
+
 # 8. Probes by signature (docs/design.md, "Probes"). A fake kernel is a
 # copy of the arch part of an installed headers tree (its -common part is
 # shared) with headers of the -common part rewritten into

@@ -11,7 +11,7 @@
  * calls under fi->lock between the attr_version check of a reply and the
  * i_size_write() that applies it: the window in which a lockless "does not
  * extend" decision of fuse_write_update_attr() could be overtaken by a
- * shrink (issue 11, point 6).
+ * shrink.
  */
 #include <linux/delay.h>
 #include <linux/kprobes.h>

@@ -17,6 +17,29 @@ FB_BACK=${FB_BACK:-$FB_SCRATCH/back}
 FB_STATS=$FB_SCRATCH/stats
 FB_PIDFILE=$FB_SCRATCH/daemon.pid
 
+# fb_copy_for UID PROG...: copies of the checkout's programs PROG... that
+# uid UID can run, their paths printed one a line. A test that runs one of
+# our programs as another user runs the copy: the checkout may sit under a
+# directory only its owner can enter (a clone under /root, mode 0700), and
+# in the VM it always does (tests/vm/guest/suites.sh closes it). The copies
+# go to FB_SCRATCH/progs; a copy UID cannot run is an error, one line on
+# stderr.
+fb_copy_for() {
+	fb_cu=$1
+	shift
+	fb_cd=$FB_SCRATCH/progs
+	mkdir -p "$fb_cd" && chmod 755 "$fb_cd" || return 1
+	for fb_cp; do
+		fb_cc=$fb_cd/${fb_cp##*/}
+		cp "$fb_cp" "$fb_cc" && chmod 755 "$fb_cc" || return 1
+		if ! setpriv --reuid="$fb_cu" --regid="$fb_cu" --clear-groups test -x "$fb_cc"; then
+			echo "fb_copy_for: uid $fb_cu cannot run $fb_cc (a directory above it is closed to it)" >&2
+			return 1
+		fi
+		echo "$fb_cc"
+	done
+}
+
 # Which module a target's .ko files make: "renamed PREFIX" or "dropin".
 fb_flavor_of() {
 	if [ -f "$1/fuse.ko" ]; then

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=sh
-# The kernels we must serve, as the tests' own oracle (issue 30, item 1): a
+# The kernels we must serve, as the tests' own oracle: a
 # refusal of one of them (scripts/build.sh exit 3, dkms.conf's FB_SKIP) is a
 # failure, not a skip. Read from the pins alone, not from dkms.conf or
 # scripts/flavor.sh, which make the decision under test.

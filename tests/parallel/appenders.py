@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Parallel appenders, checked against their own model (issue 30, item 13).
+"""Parallel appenders, checked against their own model.
 
 usage: appenders.py oappend|rwf FILE CHECKFILE... [--direct]
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# A drop-in that cannot load must never leave a host without FUSE (issue
-# 29, item 2): the packages' modprobe fallback loads the kernel's own
+# A drop-in that cannot load must never leave a host without FUSE: the
+# packages' modprobe fallback loads the kernel's own
 # module where ours is refused, decided at load time on the host that
 # loads it. In a VM of Debian 12's 6.1 (FUSE a module) with our drop-in
 # build installed under updates/dkms: module.sig_enforce=1 turned on after

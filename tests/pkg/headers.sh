@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# The headers a host needs (issue 29, item 4): scripts/headers-hint.sh, which
+# The headers a host needs: scripts/headers-hint.sh, which
 # the .deb's postinst runs for a kernel without headers, against Debian's
 # archive as the model. For every version of the meta packages
 # linux-headers-amd64, linux-headers-cloud-amd64 and linux-headers-rt-amd64

@@ -11,7 +11,7 @@
 # The meta package fuse-backport-modules-FLAVOUR depends on the kernel's
 # modules package; packaging is reproducible (SOURCE_DATE_EPOCH), shown by
 # packaging again from the same build (the compile itself is not repeated).
-# Secure Boot (issue 29): the package carries the certificate that signed
+# Secure Boot: the package carries the certificate that signed
 # its modules (DER, nothing else) and depends on fuse-backport-modules-common,
 # which ships modprobe's fallback, scripts/secureboot.sh, initramfs.sh and
 # the renamed module's load at boot as the DKMS package does (the same
@@ -23,7 +23,7 @@
 # off; every module of the drop-in flavor has the fallback to the kernel's
 # own. Not shown: a real firmware, the module refused at load time (the
 # fallback's loading is pkg-fallback's, with the DKMS package).
-# The initramfs (issue 29, item 6; tests/pkg/kmod/initramfs.sh): on a fake
+# The initramfs (tests/pkg/kmod/initramfs.sh): on a fake
 # drop-in kernel whose image and headers are packages, an initramfs made
 # with fuse3's hook holds the kernel's own fuse.ko; after apt install of the
 # drop-in kmod package for it, ours (lsinitramfs), one line of its postinst
@@ -142,7 +142,7 @@ if [ -f "$cdeb" ]; then
 fi
 tap_check $rc "$common: modprobe's fallback (fuse, cuse, virtiofs), secureboot and initramfs, the files of scripts/ the DKMS package installs; lintian clean; $pkg depends on it"
 [ $rc = 0 ] || pt_log "$pt_tmp/lintian-common.log"
-# The renamed module's load at boot (issue 29, item 9), as the DKMS
+# The renamed module's load at boot, as the DKMS
 # package ships it: the same files, run by systemd-modules-load here.
 if [ -f "$cdeb" ]; then
 	pt_boot_load "$common" "$pt_tmp/c"

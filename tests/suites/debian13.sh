@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Debian 13 suite (guest, renamed flavor, booted on the Debian 13 guest root
 # of dev/guest-root.sh: tests/vm/debian13.sh): a real passthrough daemon on
-# a real Debian 13 userspace, through the takeover (issue 26, item 9).
+# a real Debian 13 userspace, through the takeover.
 #   - the root is Debian 13 (/etc/debian_version 13.x), its fusermount3 is
 #     3.17, and libfuse's passthrough_hp, built unmodified from trixie's own
 #     fuse3 source package, links Debian's libfuse3.so.4;

@@ -280,7 +280,7 @@ else
 	tap_check $? "mount cycles leave no connection behind in $FB_CTL ($conns0 before, $conns1 after)"
 fi
 
-# ---- 4b. faults during the code the series changed (issue 30, item 11):
+# ---- 4b. faults during the code the series changed:
 # SIGKILL of the daemon, abort through the control fs and umount -l while 4
 # writers overwrite their regions of one file (tests/faults/ackwriter.py):
 # in pt-parallel mode with O_DIRECT (the shared-lock passthrough path), in
@@ -419,7 +419,7 @@ ours | unpatched)
 	;;
 esac
 
-# ---- 6. rmmod while in use (issue 30, item 12): refused cleanly while a
+# ---- 6. rmmod while in use: refused cleanly while a
 # mount with its daemon holds the module, and while /dev is open with
 # nothing mounted; then, with nothing holding it, it goes. What else holds
 # it (the control fs; cuse and virtiofs, which import the drop-in's symbols)

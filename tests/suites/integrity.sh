@@ -274,7 +274,7 @@ race_model() {
 	[ $rc != 0 ] && tap_diag "fbblocks: $(grep -v ': ok$' "$FB_SCRATCH/blocks.out" | head -n 2 | tr '\n' ' ')"
 }
 
-# big_file MODE (passthrough modes; issue 30, item 17): a sparse file over
+# big_file MODE (passthrough modes): a sparse file over
 # 4 GiB through the mount: 1 MiB of random bytes written across the 4 GiB
 # boundary, then a 64 KiB punch-hole across the boundary and a 64 KiB
 # zero-range after it (fallocate -p, -z: FUSE_FALLOCATE). The size, the

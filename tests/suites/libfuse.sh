@@ -32,11 +32,11 @@ for f in "$tool" "$fbb"; do
 		exit
 	}
 done
-# uid 65534 runs the tool and the daemon (setuid=nobody): from a checkout
-# it cannot reach (a clone under /root, mode 0700), copies in $S are run.
-if ! $nobody test -x "$fbb" || ! $nobody test -x "$tool"; then
-	cp "$tool" "$fbb" "$S/" && tool=$S/fuse-backport fbb=$S/fbbacking
-fi
+# uid 65534 runs the tool and the daemon (setuid=nobody): copies it can
+# reach (fb_copy_for); where none can be made, the checkout's, whose exec
+# then fails the tests
+tool=$(fb_copy_for 65534 "$tool") || tool=$FB_TOP/tools/fuse-backport
+fbb=$(fb_copy_for 65534 "$fbb") || fbb=$FB_TOP/tests/libfuse/fbbacking
 
 # pids of processes of this suite's daemon (and its supervisor)
 daemon_pids() {
@@ -279,7 +279,7 @@ rc=$?
 [ "$rc" = 1 ] && grep -q 'which daemon' "$S/mount.err"
 tap_check $? "mount.fusebp without a daemon type: usage error (exit $rc: $(head -n 1 "$S/mount.err"))"
 
-# --- Mount options the daemon adds itself (issue 16) ---
+# --- Mount options the daemon adds itself ---
 # fbperm adds default_permissions and fsname=BACKING internally, as
 # passthrough_hp does, and checks nothing itself: as a root daemon with
 # allow_other, uid 65534 must be refused on a 0600 root file, whichever way
@@ -341,7 +341,7 @@ timeout 10 umount "$M"; wait_gone
 cat "$S/fstab" > /etc/fstab
 rm -f "$B/secret" "$B/public"
 
-# --- The supervisor never hangs a mount (issue 15, 1-3) ---
+# --- The supervisor never hangs a mount ---
 wrap=$FB_TOP/tests/libfuse/fbwrap.sh
 # reset: whatever a failed check left: processes, mounts, loop devices
 reset() {
@@ -436,7 +436,7 @@ tap_check $? "under nohup the daemon keeps SIGHUP ignored: it survives a SIGHUP 
 rm -f "$M/hup" "$B/hup"
 reset
 
-# --- No option injection (issue 15, 4) ---
+# --- No option injection ---
 run -o 'max_read=4096\,fd=0'
 [ "$rc" = 125 ] && grep -q 'comma' "$S/run.err" && ! fb_mounted "$M"
 tap_check $? "run -o 'max_read=4096\\,fd=0': refused, no second fd= for the kernel (exit $rc: $(head -n 1 "$S/run.err"))"
@@ -467,7 +467,7 @@ tap_check $? "mount.fusebp -o 'note=a\\,b': the daemon gets note=a,b as one opti
 reset
 rm -f "$B/.fbperm-note"
 
-# --- The mountpoint among the daemon's arguments (issue 15, 5) ---
+# --- The mountpoint among the daemon's arguments ---
 "$tool" run -- "$pb" "$B" "$M" -p 2222 > /dev/null 2> "$S/run.err"
 rc=$?
 [ "$rc" = 0 ] && [ "$(source_of "$M")" = "$B" ] && echo p > "$M/p" && [ "$(cat "$B/p")" = p ]
@@ -475,7 +475,7 @@ tap_check $? "run -- fbperm BACKING MNT -p 2222 (an option with a value after th
 rm -f "$M/p" "$B/p"
 reset
 
-# errno saved before the message (issue 15, 5): /dev/fusebp missing, and
+# errno saved before the message: /dev/fusebp missing, and
 # stderr on /dev/full so that printing fails: still exit 32 (mount failed),
 # not 1 (permission).
 # shellcheck disable=SC2016 # expanded by the inner shell
@@ -486,7 +486,7 @@ rc=$?
 tap_check $? "mount.fusebp with /dev/fusebp missing and stderr failing: exit $rc (want 32: the open's errno, not the message's)"
 reset
 
-# --- status with hostile fsnames (issue 15, 7) ---
+# --- status with hostile fsnames ---
 evil=$(printf 'ev\033[2Jil\nFUSE mounts: spoofed\377\376')
 "$tool" run -o "fsname=$evil" -- "$fbb" "$B" "$M" > /dev/null 2> "$S/run.err"
 rc=$?
@@ -498,7 +498,7 @@ jq -e '.' "$S/st.json" > /dev/null 2>&1 && iconv -f UTF-8 -t UTF-8 "$S/st.json" 
 tap_check $? "status --json with that fsname: valid JSON and valid UTF-8"
 reset
 
-# --- A daemon that does not understand /dev/fd/N (issue 15) ---
+# --- A daemon that does not understand /dev/fd/N ---
 # fbnofd.sh does what bindfs (libfuse 2) and mergerfs (its own libfuse) do
 # with /dev/fd/N: mounts the kernel's -t fuse on that path, the device node,
 # itself. run must refuse it with one line and leave nothing mounted or

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Memory pressure (issue 30, item 16): writers in a cgroup v2 whose
+# Memory pressure: writers in a cgroup v2 whose
 # memory.max is far smaller than what they write through the FUSE under
 # test, so that the file's page cache must be reclaimed (and written back
 # first) many times over. TAP.

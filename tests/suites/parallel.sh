@@ -15,18 +15,18 @@
 #   - FOPEN_DIRECT_IO + FOPEN_PARALLEL_DIRECT_WRITES, B non-extending: gets
 #     through everywhere (upstream behaviour kept)
 #   - control: B writes the backing file itself (XFS allows it in parallel)
-#   - the bytes (issue 30): after those cases, the control file, the
+#   - the bytes: after those cases, the control file, the
 #     passthrough file and the FOPEN_DIRECT_IO file, each through the mount
 #     and its backing file read directly, hold exactly what uffd_pwrite's
 #     model says its writers wrote (a zero fill, A's pages, B's pages), on
 #     every target
-#   - the size decision (issue 11, point 6): a write that does not extend
+#   - the size decision: a write that does not extend
 #     the cached i_size runs while a reply that shrinks it is held, by the
 #     fbdelay kprobe module, between its version check and applying the
 #     size (tests/parallel/sizerace.c): the cached size must end at least
 #     at the end of the write, in FOPEN_DIRECT_IO + parallel mode and in
 #     passthrough mode, on every target
-#   - appends (issue 30, item 13): 4 O_APPEND, then 4 RWF_APPEND, O_DIRECT
+#   - appends: 4 O_APPEND, then 4 RWF_APPEND, O_DIRECT
 #     writers on one passthrough file with FOPEN_PARALLEL_DIRECT_WRITES stay
 #     exclusive: every record whole, once and in order, on every target
 # Backing files on XFS ($FB_XFS), where non-extending O_DIRECT overwrites
@@ -88,7 +88,7 @@ size_races() {
 # appends: 4 writers append to one passthrough file with
 # FOPEN_PARALLEL_DIRECT_WRITES at once, O_DIRECT, with O_APPEND and with
 # pwritev2(RWF_APPEND) (tests/parallel/appenders.py). Appends stay exclusive
-# on every target (issue 30, item 13): no record lost, torn, overlapped or
+# on every target: no record lost, torn, overlapped or
 # out of its writer's order, through the mount and in the backing file read
 # directly.
 appends() {

@@ -21,7 +21,7 @@
 # asks on every write as upstream, and S_NOSEC is set only where the check
 # proved there is nothing to remove, so an unprivileged truncate during a
 # root write that kept suid removes it.
-# Issue 27, item 3: per write, ours sends no more GETATTR and no more
+# Per write, ours sends no more GETATTR and no more
 # GETXATTR than stock, with attr_timeout 0 and on a KILLPRIV_V2 mount.
 FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$FB_TOP/tests/lib/tap.sh"
@@ -431,7 +431,7 @@ if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ]; then
 else
 	tap_skip "truncate during a root passthrough write" "no XFS scratch (FB_XFS) for O_DIRECT"
 fi
-# 9. Requests per write against stock (issue 27, item 3): ours never asks
+# 9. Requests per write against stock: ours never asks
 # the daemon more often than stock does. Stock's figures come from a model,
 # asserted when the suite runs on stock (tap_stock): a passthrough write
 # never refreshes the attributes (no GETATTR or STATX), and its
@@ -503,11 +503,11 @@ for pw_cfg in attr0 killpriv2; do
 		fb_umount
 	done
 done
-# 10 and 11 (issue 30, items 14 and 15): the privilege cache under mixed
+# 10 and 11: the privilege cache under mixed
 # concurrency, user namespaces and idmapped mounts.
 # shellcheck source=tests/suites/security/mixed.sh
 . "$FB_TOP/tests/suites/security/mixed.sh"
-# 12. Asynchronous writes and the check (issue 27, item 8): with fio's
+# 12. Asynchronous writes and the check: with fio's
 # libaio, iodepth 64 and 4 jobs, completions arrive while a write's check
 # waits for its GETATTR; a reply the kernel dropped (a changed attribute
 # version) would make every write refresh again, under the exclusive lock.

@@ -81,7 +81,7 @@ if [ "$upgrade" = yes ]; then
 		case $k in 6.*) ;; *) continue ;; esac # served by every previous package
 		check_kernel "$k" "$pt_tmp/install0.log" "$prev" "$(prev_modver "$k")"
 	done
-	# The initramfs under the previous package (issue 29, item 6): one from
+	# The initramfs under the previous package: one from
 	# before scripts/initramfs.sh left it as it was, the kernel's own fuse.ko
 	# although modprobe loads ours (FB_PKG_PREV=57cc216 shows it); a later one
 	# made it again with ours.

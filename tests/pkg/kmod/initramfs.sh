@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# tests/pkg/kmod.sh, the initramfs (issue 29, item 6): the prebuilt drop-in
+# tests/pkg/kmod.sh, the initramfs: the prebuilt drop-in
 # modules package makes the kernel's initramfs again as fuse-backport-dkms
 # does. Sourced by kmod.sh, in its shell and its TAP count, after its other
 # checks (its variables: ver, common, pt_tmp, mok).

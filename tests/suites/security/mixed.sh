@@ -2,10 +2,10 @@
 # shellcheck shell=sh
 # Part of the security suite (sourced by tests/suites/security.sh, with its
 # helpers: mount_pt, uwrite, rwrite, mode_of, dcaps, set_privcache, $nobody,
-# $shadow, $capv2): sections 10 and 11, issue 30 items 14 and 15.
+# $shadow, $capv2): sections 10 and 11.
 # shellcheck disable=SC2154 # nobody, shadow, capv2: set by security.sh
 
-# 10. Issue 30, item 14: the privilege cache under mixed concurrency. On the
+# 10. The privilege cache under mixed concurrency. On the
 # guest's XFS (O_DIRECT), so that passthrough writes by uid 65534 run under
 # the shared inode lock with S_NOSEC pinned (FOPEN_PARALLEL_DIRECT_WRITES, a
 # non-extending O_DIRECT write, the cache trusted: the parallel suite shows
@@ -22,6 +22,14 @@
 # cache's invalidation or the window broken, or with its own check broken
 # (results/red-runs/issue30-items14-15/).
 wr=$FB_TOP/tests/bin/fbwriters
+# uid 65534 runs the writers and, in 11a, the test daemon: copies it can
+# reach (fb_copy_for); where none can be made, the checkout's, whose exec
+# then fails the test
+wr_u=$wr dm_u=$FB_DAEMON
+if [ -x "$wr" ]; then
+	wr_u=$(fb_copy_for 65534 "$wr") || wr_u=$wr
+fi
+dm_u=$(fb_copy_for 65534 "$FB_DAEMON") || dm_u=$FB_DAEMON
 mix_n=8
 # FB_SEC_CHECKBREAK=1: the red run of these checks themselves, with the
 # module unchanged: the writers' model claims a write that was not made
@@ -43,7 +51,7 @@ if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ] && [ -x "$wr" ]; then
 	# mix_start: 4 writers by uid 65534 (fbwriters, one open each, 16
 	# blocks each), running once they print "started"
 	mix_start() {
-		$nobody "$wr" "$FB_MNT/f" "$FB_BACK/f" 4 16 > "$FB_SCRATCH/mix.w" 2>&1 &
+		$nobody "$wr_u" "$FB_MNT/f" "$FB_BACK/f" 4 16 > "$FB_SCRATCH/mix.w" 2>&1 &
 		mix_pid=$!
 		# shellcheck disable=SC2016 # the inner shell's own argument
 		fb_wait_while 100 sh -c '! grep -q started "$1"' sh "$FB_SCRATCH/mix.w"
@@ -222,7 +230,7 @@ else
 	tap_skip_n $mix_n "mixed concurrency" "no XFS scratch (FB_XFS) for O_DIRECT, or no tests/bin/fbwriters"
 fi
 
-# 11. Issue 30, item 15: user namespaces and idmapped mounts.
+# 11. User namespaces and idmapped mounts.
 idm=$FB_TOP/tests/bin/fbidmap
 # 11a. A rootless mount: uid 65534 in a user namespace of its own (unshare
 # --user --map-root-user --mount) mounts the test daemon (direct I/O with
@@ -260,7 +268,7 @@ $nobody unshare --user --map-root-user --mount sh -c '
 	umount "$ns/mnt" || { echo "umount failed"; exit 13; }
 	[ $wrc = 0 ] || { echo "writers exit $wrc"; exit 14; }
 	echo done
-' sh "$FB_DAEMON" "$ns" "$FB_DEV" "$FB_FSTYPE" "$FB_CTL" "$wr" > "$FB_SCRATCH/userns.out" 2>&1
+' sh "$dm_u" "$ns" "$FB_DEV" "$FB_FSTYPE" "$FB_CTL" "$wr_u" > "$FB_SCRATCH/userns.out" 2>&1
 rc=$?
 chmod "$dev_mode" "$FB_DEV"
 while IFS= read -r l; do tap_diag "userns: $l"; done < "$FB_SCRATCH/userns.out"

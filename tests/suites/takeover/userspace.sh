@@ -250,7 +250,7 @@ io_tap $? "gocryptfs as uid 65534: 4 parallel writers on one file, each its own 
 # a 64-byte marker, 1024 lines of it written through the mount: read back
 # there, found nowhere in the cipher dir. FB_TAKEOVER_RED=io: a copy of the
 # plaintext put in the cipher dir (as a leak would), which must be found
-marker=fuse-backport/issue-26/takeover/gocryptfs/plaintext-marker/00001
+marker=fuse-backport/takeover/gocryptfs/plaintext-marker/00000000000001
 yes "$marker" | head -n 1024 > "$DM_S/marker"
 gc_marker() {
 	io_why="not mounted"

@@ -11,6 +11,22 @@
 results=${1:?usage: suites.sh RESULTS PLAN...}
 shift
 FB_TOP=$(cd "$(dirname "$0")/../../.." && pwd)
+# The suites run the checkout closed to every user but root, as a clone
+# under /root (mode 0700) is: bound to /run/fb-closed/top, in a directory
+# of mode 0700. A test that runs a program of the checkout as another user
+# fails here in every run, CI's included (the program must come from a
+# place that user can read: fb_copy_for, tests/lib/fuse.sh). Not closed is
+# a failure of the run (RESULTS/setup.err).
+closed_err=""
+fb_closed=/run/fb-closed
+if ! mkdir -p "$fb_closed/top" || ! chmod 0700 "$fb_closed" ||
+	! mount --rbind "$FB_TOP" "$fb_closed/top"; then
+	closed_err="cannot bind the checkout to $fb_closed/top"
+elif setpriv --reuid=65534 --regid=65534 --clear-groups test -r "$fb_closed/top/tests"; then
+	closed_err="uid 65534 still reads $fb_closed/top/tests"
+else
+	FB_TOP=$fb_closed/top
+fi
 export FB_TOP
 . "$FB_TOP/tests/lib/fuse.sh"
 . "$FB_TOP/tests/lib/kmemleak.sh"
@@ -21,6 +37,7 @@ mkdir -p "$results" /tmp/fb
 # a failure of the run (RESULTS/setup.err, tests/vm/report.sh).
 FB_XFS=""
 : > "$results/setup.err"
+[ -z "$closed_err" ] || echo "checkout closed to others: $closed_err" >> "$results/setup.err"
 if ! modprobe null_blk nr_devices=1 gb=1 memory_backed=1 bs=4096 2> "$results/xfs.err"; then
 	echo "XFS scratch: modprobe null_blk failed: $(head -n 1 "$results/xfs.err")" >> "$results/setup.err"
 elif ! fb_wait_while 50 [ ! -b /dev/nullb0 ]; then
@@ -35,6 +52,7 @@ fi
 FB_XFS_ERR=$(head -n 1 "$results/setup.err")
 export FB_XFS FB_XFS_ERR
 echo "guest: kernel $(uname -r), $(nproc) CPUs, XFS scratch: ${FB_XFS:-none ($FB_XFS_ERR)}"
+echo "guest: the checkout, closed to other users: ${closed_err:-$FB_TOP}"
 taint0=$(fb_taint)
 echo "guest: kernel taint at the start: $(fb_taint_who)"
 # A kernel with kmemleak (the debug kernel, dev/debug-kernel.config): a scan after
