@@ -34,7 +34,8 @@ check=no
 die() {
 	echo "follow: $*" >&2
 	for o in "$tmp"/orig/*; do
-		[ -f "$o" ] && cat "$o" > "$top/backports/$(basename "$o")/pin"
+		[ -f "$o" ] || continue
+		cmp -s "$o" "$top/backports/$(basename "$o")/pin" || cat "$o" > "$top/backports/$(basename "$o")/pin"
 	done
 	exit 1
 }
