@@ -38,7 +38,8 @@ endif
 
 .PHONY: help all deps deps-test import import-all modules check-build check-tools check-vm check-debug \
 	check bench bench-ab bench-pool demo dkms-install checkpatch clean distclean \
-	deps-pkg deb rpm kmod-deb repo repo-promote repo-rollback repo-status not-in-tmp test-progs
+	deps-pkg deb rpm kmod-deb repo repo-promote repo-rollback repo-status not-in-tmp test-progs \
+	follow
 
 all: modules ## build: the default: modules
 
@@ -65,6 +66,12 @@ import-all: ## import: every base's generated tree
 
 modules: import ## build: our module for KVER against KDIR, into build/KVER (scripts/build.sh)
 	SRC=$(CURDIR)/$(SRC) BUILD=$(CURDIR)/$(BUILD) sh scripts/build.sh $(KVER) $(KDIR)
+
+# Each base against Debian's newest linux-source of its series (dev/follow.sh):
+# the same fs/fuse is recorded in the pin (FUSE_CURRENT_TO), another one is
+# rebased onto, changelogs and build matrix included. FOLLOW=--check: report only.
+follow: ## pin: each base against Debian's newest linux-source of its series (dev/follow.sh)
+	sh dev/follow.sh $(FOLLOW)
 
 check-build: import-all ## build: the build matrix over Debian's headers (dev/check-build.sh)
 	FB_WERROR=0 sh dev/check-build.sh

@@ -166,8 +166,11 @@ done
 patch_list > "$tmp/patches"
 while read -r p; do
 	name=${p#"$top"/}
-	if ! patch -d "$g" -p1 -s -N --dry-run -F0 < "$p" > "$tmp/patch.out" 2>&1; then
-		die "patch $name does not apply: $(grep -m1 -i -e fail -e reject -e malformed "$tmp/patch.out" || head -n 1 "$tmp/patch.out")"
+	# Not silent: patch names the file and hunk that fail.
+	if ! patch -d "$g" -p1 -N --dry-run -F0 < "$p" > "$tmp/patch.out" 2>&1; then
+		f=$(awk '/^checking file / { f = $3 } /FAILED/ { print f; exit }' "$tmp/patch.out")
+		h=$(grep -m1 -i -e 'hunk #.* fail' -e fail -e reject -e malformed "$tmp/patch.out" || head -n 1 "$tmp/patch.out")
+		die "patch $name does not apply: ${f:+$f: }$h"
 	fi
 	patch -d "$g" -p1 -s -N -F0 --no-backup-if-mismatch < "$p" > /dev/null
 done < "$tmp/patches"

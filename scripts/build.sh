@@ -147,6 +147,15 @@ if [ "$compat" = shared ]; then
 	fi
 fi
 
+# A kernel of the base's series newer than the newest release checked to
+# carry our fs/fuse (FUSE_CURRENT_TO of the pin, scripts/fuse-age.sh): one
+# line, and the build goes on.
+age=$(sh "$top/scripts/fuse-age.sh" "$kver" "$(sh "$top/scripts/fuse-age.sh" --headers "$kdir" 2> /dev/null)" \
+	"$top/backports/$base/pin" 2> /dev/null) || age=""
+case $age in
+ahead:*) echo "fuse-backport: kernel ahead of our fs/fuse: ${age#ahead: }" ;;
+esac
+
 # FB_CONFIGURE_ONLY=1: stop here, with build/<kver>/ laid out and
 # configured (the tests of the probe logic, tests/host-scripts/run.sh).
 if [ "${FB_CONFIGURE_ONLY:-0}" = 1 ]; then

@@ -325,6 +325,11 @@ else
 	notok "the shipped config file has #FB_PREFIX=fusebp, which reads as fusebp: '$msg'"
 fi
 
+# make follow (dev/follow.sh) on a stand-in archive, and the age of a
+# kernel's FUSE against a base's (scripts/fuse-age.sh, the build's line).
+# shellcheck source=tests/host-scripts/follow.sh
+. "$top/tests/host-scripts/follow.sh"
+
 # How a run's closing count is taken (tests/lib/count.sh), on fake logs.
 # shellcheck source=tests/host-scripts/count.sh
 . "$top/tests/host-scripts/count.sh"
