@@ -190,6 +190,13 @@ lint() {
 	done
 	shellcheck -s bash dkms.conf > "$logs/shellcheck.out" 2>&1
 	tap_check $? "shellcheck dkms.conf"
+	# tools/: which file calls which, no cycle, no call into a higher layer
+	if sh tests/lint/layers.sh > "$logs/layers.out" 2>&1; then
+		tap_check 0 "tools/ layered as tools/layers says, no cycle"
+	else
+		tap_check 1 "tools/ layering: $(head -n 1 "$logs/layers.out" | sed 's/^layers: //')"
+		sed 's/^/#   /' "$logs/layers.out"
+	fi
 	for p in backports/*/patches/*.patch backports/*/infra/patches/*.patch; do
 		[ -f "$p" ] || continue
 		if perl src/upstream-6.12/scripts/checkpatch.pl --no-tree -q - < "$p" > "$logs/checkpatch.out" 2>&1; then

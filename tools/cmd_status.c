@@ -107,6 +107,6 @@ int fb_cmd_status(int argc, char **argv)
 	else
 		print_text(&st);
 	fflush(stdout);
-	return exit_code(&st);
+	return st.exit_status;
 }
 
