@@ -38,41 +38,55 @@ char *modules_dep_file(const char *kver, const char *name)
 
 char config_value(const char *path, const char *name)
 {
-	char *s = fb_read_file(path, NULL), *p;
-	char *set = fb_fmt("\n%s=", name), *unset = fb_fmt("\n# %s is not set", name);
+	char *s = fb_read_file(path, NULL), *line, *save = NULL;
+	char *unset = fb_fmt("# %s is not set", name);
+	size_t n = strlen(name);
 	char v = 0;
 
-	if (s) {
-		p = strstr(s, set);
-		if (p)
-			v = p[strlen(set)];
-		else if (strstr(s, unset))
+	for (line = s ? strtok_r(s, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, name, n) && line[n] == '=' &&
+		    (line[n + 1] == 'y' || line[n + 1] == 'm') && line[n + 2] == '\0') {
+			v = line[n + 1];
+			break;
+		}
+		if (!v && (!strcmp(line, unset) ||
+			   (!strncmp(line, name, n) && !strcmp(line + n, "=n"))))
 			v = 'n';
-		if (v != 'y' && v != 'm' && v != 'n')
-			v = 0;
 	}
 	free(s);
-	free(set);
 	free(unset);
 	return v;
 }
 
+/*
+ * The config files of KVER, in the order the flavor rule reads them
+ * (scripts/fuse-config.sh): the headers' .config, the image's, the copy
+ * Debian's 7.x kernels (linux-base-KVER) ship beside the modules.
+ */
+static char *config_file(const char *kver, unsigned int i)
+{
+	switch (i) {
+	case 0:
+		return fb_fmt(FB_MODULES_DIR "/%s/build/.config", kver);
+	case 1:
+		return fb_fmt("/boot/config-%s", kver);
+	case 2:
+		return fb_fmt(FB_MODULES_DIR "/%s/config", kver);
+	}
+	return NULL;
+}
+
 char *kernel_config_file(const char *kver)
 {
-	char *p = fb_fmt("/boot/config-%s", kver);
+	unsigned int i;
+	char *p;
 
-	if (fb_exists(p))
-		return p;
-	free(p);
-	/* Debian's 7.x kernels: linux-base-KVER ships it beside the modules. */
-	p = fb_fmt(FB_MODULES_DIR "/%s/config", kver);
-	if (fb_exists(p))
-		return p;
-	free(p);
-	p = fb_fmt(FB_MODULES_DIR "/%s/build/.config", kver);
-	if (fb_exists(p))
-		return p;
-	free(p);
+	for (i = 0; (p = config_file(kver, i)); i++) {
+		if (fb_exists(p))
+			return p;
+		free(p);
+	}
 	return NULL;
 }
 
@@ -100,27 +114,33 @@ static bool list_has_module(const char *kver, const char *file,
 }
 
 /*
- * From the kernel package's own lists first, then its config.
+ * The flavor rule, the one of scripts/fuse-config.sh (dkms.conf decides by
+ * it; the tools package has no copy of it): the first config file of KVER
+ * that exists decides, a line CONFIG_FUSE_FS=y or =m, else n (not set);
+ * with none, modules.builtin listing fuse.ko is y, modules.order listing
+ * it is m. The evidence strings are the script's.
  */
 char kernel_fuse_config(const char *kver, char **evidence)
 {
-	char *cfg, *ev;
+	char *cfg = kernel_config_file(kver), *ev;
 	char v;
 
-	if (list_has_module(kver, "modules.builtin", "kernel/fs/fuse/fuse.ko")) {
+	if (cfg) {
+		v = config_value(cfg, "CONFIG_FUSE_FS");
+		if (v != 'y' && v != 'm')
+			v = 'n';
+		ev = v == 'n' ? fb_fmt("CONFIG_FUSE_FS not set in %s", cfg) :
+			fb_fmt("CONFIG_FUSE_FS=%c in %s", v, cfg);
+		free(cfg);
+	} else if (list_has_module(kver, "modules.builtin", "kernel/fs/fuse/fuse.ko")) {
 		v = 'y';
 		ev = fb_strdup("modules.builtin lists fuse.ko");
 	} else if (list_has_module(kver, "modules.order", "kernel/fs/fuse/fuse.ko")) {
 		v = 'm';
 		ev = fb_strdup("modules.order lists fuse.ko");
 	} else {
-		cfg = kernel_config_file(kver);
-		v = cfg ? config_value(cfg, "CONFIG_FUSE_FS") : 0;
-		ev = v ? fb_fmt("CONFIG_FUSE_FS in %s", cfg) :
-			 fb_strdup("no modules.builtin, modules.order or config file says");
-		free(cfg);
-		if (!v)
-			v = '?';
+		v = '?';
+		ev = fb_strdup("no config file, modules.builtin or modules.order says");
 	}
 	if (evidence)
 		*evidence = ev;

@@ -4,7 +4,8 @@
  * (the fact_*.c files), which call nothing but util.c:
  *
  *   fact_kernel.c   a kernel's config and module lists: how it has FUSE
- *                   (the flavor rule), what modules.dep resolves a name to
+ *                   (the flavor rule, scripts/fuse-config.sh's), what
+ *                   modules.dep resolves a name to
  *   fact_kmod.c     modinfo (kmod) of a module file; is a version ours
  *   fact_bases.c    the bases of this release and the series they serve
  *   fact_conf.c     the admin's settings (FB_CONF_FILE)
@@ -53,13 +54,20 @@ bool modinfo_read(const char *file, struct modinfo *mi);
 /* fact_kernel.c */
 /* The file modules.dep of KVER resolves module NAME to, or NULL. */
 char *modules_dep_file(const char *kver, const char *name);
-/* CONFIG_NAME in a config file: 'y', 'm', 'n' (not set), or 0 unknown. */
+/*
+ * CONFIG_NAME in a config file: 'y' or 'm' (its first line NAME=y or =m),
+ * 'n' (a line says it is not set, or =n), or 0 (no line says).
+ */
 char config_value(const char *path, const char *name);
-/* The config file of KVER, or NULL. */
+/*
+ * The config file of KVER, or NULL: the first that exists of its headers'
+ * .config, /boot/config-KVER and /lib/modules/KVER/config.
+ */
 char *kernel_config_file(const char *kver);
 /*
- * How KVER has FUSE: 'y' built in, 'm', 'n', '?' unknown; *evidence (if
- * not NULL) says where from, allocated.
+ * How KVER has FUSE: 'y' built in, 'm', 'n', '?' unknown, by the flavor
+ * rule of scripts/fuse-config.sh; *evidence (if not NULL) says where from,
+ * allocated, as that script says it.
  */
 char kernel_fuse_config(const char *kver, char **evidence);
 /* The same for the running kernel, else from what is registered and loaded. */

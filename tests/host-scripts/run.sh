@@ -350,6 +350,11 @@ fi
 # shellcheck source=tests/host-scripts/load-renamed.sh
 . "$top/tests/host-scripts/load-renamed.sh"
 
+# One flavor rule: status and dkms.conf (scripts/fuse-config.sh) on fake
+# kernels whose config files and module lists disagree or are missing.
+# shellcheck source=tests/host-scripts/fuse-config.sh
+. "$top/tests/host-scripts/fuse-config.sh"
+
 # 8. Probes by signature (docs/design.md, "Probes"). A fake kernel is a
 # copy of the arch part of an installed headers tree (its -common part is
 # shared) with headers of the -common part rewritten into
