@@ -25,7 +25,7 @@ const struct fb_base *base_for(const char *kver)
 	int n = series_num(kver);
 	size_t i;
 
-	for (i = 0; n >= 0 && i < sizeof(bases) / sizeof(bases[0]); i++)
+	for (i = 0; n >= 0 && i < ARRAY_SIZE(bases); i++)
 		if (n >= series_num(bases[i].min) && n <= series_num(bases[i].max))
 			return &bases[i];
 	return NULL;
@@ -36,7 +36,7 @@ char *served_series(void)
 	char *s = fb_strdup(""), *t;
 	size_t i;
 
-	for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bases); i++) {
 		t = fb_fmt("%s%s%s to %s", s, i ? ", " : "", bases[i].min, bases[i].max);
 		free(s);
 		s = t;

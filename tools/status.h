@@ -95,8 +95,8 @@ struct sig_info {
 	int enforced;		/* 1, 0, -1 unknown */
 	char *why;		/* what enforces them, or why not */
 	int secure_boot;	/* 1, 0, -1 unknown */
-	char *ours;		/* "signed by NAME", "unsigned", or NULL: no module of
-				 * ours for the running kernel */
+	/* our module for the running kernel: "signed by NAME", "unsigned", NULL: none */
+	char *ours;
 };
 
 /* The takeover of a built-in FUSE (fact_conf.c, fact_fusectl.c). */
