@@ -194,6 +194,13 @@ lint() {
 	sh tests/lint/refs.sh > "$logs/refs.out" 2>&1
 	tap_check $? "no tracker numbers or private tags in tracked files: $(tail -n 1 "$logs/refs.out")"
 	sed '$d' "$logs/refs.out" | head -n 40 | sed 's/^/#   /'
+	# tools/: which file calls which, no cycle, no call into a higher layer
+	if sh tests/lint/layers.sh > "$logs/layers.out" 2>&1; then
+		tap_check 0 "tools/ layered as tools/layers says, no cycle"
+	else
+		tap_check 1 "tools/ layering: $(head -n 1 "$logs/layers.out" | sed 's/^layers: //')"
+		sed 's/^/#   /' "$logs/layers.out"
+	fi
 	for p in backports/*/patches/*.patch backports/*/infra/patches/*.patch; do
 		[ -f "$p" ] || continue
 		if perl src/upstream-6.12/scripts/checkpatch.pl --no-tree -q - < "$p" > "$logs/checkpatch.out" 2>&1; then

@@ -5,8 +5,8 @@
  * mountpoint /dev/fd/N (libfuse 3.3 and later serve such a descriptor
  * without mounting anything themselves).
  *
- * This file is the mount itself, for both front ends (run.c: `run`,
- * mount_helper.c: mount.fusebp) once they have parsed the options
+ * This file is the mount itself, for both front ends (cmd_run.c: `run`,
+ * cmd_mount.c: mount.fusebp) once they have parsed the options
  * (mountopts.c): it checks, opens the device (device.c chooses it) and
  * mounts, then forks the supervisor (supervise.c, which has the diagram)
  * and waits for its one report. A libfuse daemon given /dev/fd/N mounts

@@ -2,7 +2,7 @@
 /*
  * fuse-backport run / mount.fusebp: what the parts of the command share:
  * the options (mountopts.c), the device (device.c), the mount (mount.c),
- * its two front ends (run.c: `run`, mount_helper.c: mount.fusebp) and the
+ * its two front ends (cmd_run.c: `run`, cmd_mount.c: mount.fusebp) and the
  * supervisor (supervise.c).
  */
 #ifndef FB_MOUNT_H

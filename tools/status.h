@@ -1,19 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * fuse-backport status, in three steps that share one struct fuse_state:
+ * fuse-backport status, in three steps that share one struct fuse_state,
+ * on the facts (facts.h):
  *
- *   status_collect.c  read the system: /proc, /sys/module, modinfo,
+ *   collect.c         read the system: /proc, /sys/module, modinfo,
  *                     /lib/modules, the DKMS tree, mountinfo, the
- *                     throwaway-mount probe (probe.c); no judgement;
- *                     its parts: status_kernels.c (installed kernels),
- *                     status_servers.c (who serves each type),
- *                     status_mounts.c (FUSE mounts),
- *                     status_signing.c (module signatures)
- *   status_judge.c    decide: who serves each type (a decision table),
- *                     the problems and notes, the exit status
- *   status_print.c    print it: text for a terminal, or JSON
+ *                     throwaway-mount probe (fact_probe.c); facts only,
+ *                     no judgement; its parts: collect_kernels.c
+ *                     (installed kernels), collect_servers.c (what
+ *                     serves each type), collect_mounts.c (FUSE mounts),
+ *                     collect_signing.c (module signatures)
+ *   judge.c           decide: who serves each type (a decision table),
+ *                     the flavors, the problems and notes, the exit status
+ *   print.c           print the state: text for a terminal, or JSON
  *
- * status.c has the command (options, help) and calls them in that order.
+ * cmd_status.c has the command (options, help) and calls them in that order.
  */
 #ifndef FB_STATUS_H
 #define FB_STATUS_H
@@ -22,22 +23,7 @@
 #include <stdio.h>
 #include <sys/utsname.h>
 
-#include "fb.h"
-
-/* The bases of this release (tools/Makefile: backports/<base>/pin). */
-#ifndef FB_BASES
-#error "FB_BASES is not defined: build with tools/Makefile (it reads backports/*/pin)"
-#endif
-
-/* A base: the kernel series it serves, from and to, and its module version. */
-struct fb_base {
-	const char *min, *max, *version;
-};
-
-/* The base serving kernel release KVER by its series, or NULL. */
-const struct fb_base *base_for(const char *kver);
-/* "6.1 to 6.12, 7.2 to 7.2, 7.3 to 7.3": what the bases serve. */
-char *served_series(void);
+#include "facts.h"
 
 /* Symbols that tell what code serves a file system type. */
 #define SYM_PASSTHROUGH		"fuse_passthrough_open"
@@ -52,21 +38,14 @@ enum server_kind {
 	K_OTHER,
 };
 
-struct modinfo {
-	char *file;
-	char *version;
-	char *flavor;
-	char *base;
-	char *srcversion;
-	char *signer;
-};
-
 /* How new mounts of one file system type are served. */
 struct type_server {
 	const char *fstype;
 	char *device;		/* /dev/fuse, /dev/fusebp */
 	const char *modname;
-	enum server_kind kind;
+	bool ours;		/* the module's version is ours */
+	enum server_kind kind;	/* judge.c */
+	const char *kind_text;	/* judge.c */
 	const char *state;	/* built-in, loaded, not loaded, absent */
 	bool registered;
 	bool loaded;
@@ -92,12 +71,14 @@ struct kernel {
 	bool headers;
 	char fuse_cfg;		/* y, m, n, ? */
 	char *config_evidence;
-	const char *flavor;	/* dropin, renamed, NULL */
+	const char *flavor;	/* dropin, renamed, NULL (judge.c) */
 	struct modinfo ours;	/* ours.file NULL: none */
 	char *ours_name;
 	char *dkms_installed;
 	char *dkms_built;
-	char *why_none;
+	char *failed_version;	/* the kernel hook's record of a failed build */
+	char *failed_why;
+	char *why_none;		/* judge.c */
 };
 
 struct fuse_mount_entry {
@@ -109,14 +90,16 @@ struct fuse_mount_entry {
 	const char *served_by;	/* FB_PREFIX, "built-in", NULL: unknown */
 };
 
-/* Module signatures on the running kernel (status_signing.c). */
+/* Module signatures on the running kernel (collect_signing.c). */
 struct sig_info {
 	int enforced;		/* 1, 0, -1 unknown */
 	char *why;		/* what enforces them, or why not */
 	int secure_boot;	/* 1, 0, -1 unknown */
+	/* our module for the running kernel: "signed by NAME", "unsigned", NULL: none */
+	char *ours;
 };
 
-/* The takeover of a built-in FUSE (takeover.c). */
+/* The takeover of a built-in FUSE (fact_conf.c, fact_fusectl.c). */
 struct takeover_info {
 	int configured;		/* TAKEOVER=: 1 yes, 0 no, -1 not set, -2 invalid */
 	char *evidence;
@@ -145,45 +128,34 @@ struct fuse_state {
 	int nnotes;
 	char *warning;
 	bool error;
+	int exit_status;	/* judge.c: 0 healthy, 1 degraded, 2 error */
+	const char *health;
 };
 
 /*
- * status_collect.c: everything read; -1 (after a message) when
- * /proc/filesystems cannot be read. Unreadable parts set st->error.
+ * collect.c: everything read; -1 (after a message) when /proc/filesystems
+ * cannot be read. Unreadable parts set st->error.
  */
 int collect_status(struct fuse_state *st);
-/* Is V the version of a module of ours ("...+fbN")? */
-bool is_ours_version(const char *v);
-/* What the parts of the collection share (status_collect.c). */
-bool modinfo_read(const char *file, struct modinfo *mi);
-char *modules_dep_file(const char *kver, const char *name);
-char config_value(const char *path, const char *name);
-char *kernel_config_file(const char *kver);
 
-/* status_kernels.c */
+/* collect_kernels.c */
 int survey_kernels(struct fuse_state *st);
-char kernel_fuse_config(const char *kver, char **evidence);
 
-/* status_servers.c */
+/* collect_servers.c */
 void read_kallsyms(struct fuse_state *st);
 void survey_type_server(struct fuse_state *st, struct type_server *srv, const char *fstype,
 			const char *modname);
 
-/* status_signing.c */
+/* collect_signing.c */
 void survey_signing(struct fuse_state *st);
-char *ours_signed_by(const struct fuse_state *st);
 
-/* status_mounts.c */
+/* collect_mounts.c */
 int survey_mounts(struct fuse_state *st);
 
-/* status_judge.c */
-extern const char *const server_kind_text[];
-enum server_kind who_serves(bool fuse_type, bool ours, bool builtin, bool module);
+/* judge.c: kinds, flavors, why none, problems, notes, the exit status */
 void judge(struct fuse_state *st);
-int exit_code(const struct fuse_state *st);
-const char *health(const struct fuse_state *st);
 
-/* status_print.c */
+/* print.c */
 void print_json(const struct fuse_state *st);
 void print_text(const struct fuse_state *st);
 

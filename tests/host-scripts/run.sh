@@ -363,6 +363,10 @@ fi
 # fuse-backport(7)'s module parameters and their defaults, groff's warnings.
 # shellcheck source=tests/host-scripts/manpages.sh
 . "$top/tests/host-scripts/manpages.sh"
+# One flavor rule: status and dkms.conf (scripts/fuse-config.sh) on fake
+# kernels whose config files and module lists disagree or are missing.
+# shellcheck source=tests/host-scripts/fuse-config.sh
+. "$top/tests/host-scripts/fuse-config.sh"
 
 # 8. Probes by signature (docs/design.md, "Probes"). A fake kernel is a
 # copy of the arch part of an installed headers tree (its -common part is

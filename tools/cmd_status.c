@@ -31,10 +31,12 @@ static void status_usage(FILE *f)
 		"fuse_passthrough_open, and fuse_inode_clear_nosec, which the series\n"
 		"adds), the FUSE_INIT request of a throwaway mount made in a private mount\n"
 		"namespace on a private tmpfs (protocol, FUSE_PASSTHROUGH; only types that\n"
-		"are already registered: nothing gets loaded), modules.builtin/modules.order\n"
-		"or the kernel config (how a kernel has FUSE), modules.dep (what modprobe\n"
-		"loads; else updates/dkms, extra or updates/" FB_DKMS_NAME " under\n"
-		"/lib/modules/KVER) and /var/lib/dkms/" FB_DKMS_NAME " (our builds).\n"
+		"are already registered: nothing gets loaded), the kernel's config (its\n"
+		"headers' .config, else /boot/config-KVER, else /lib/modules/KVER/config),\n"
+		"else modules.builtin/modules.order (how a kernel has FUSE: the rule DKMS\n"
+		"builds by), modules.dep (what modprobe loads; else updates/dkms, extra or\n"
+		"updates/" FB_DKMS_NAME " under /lib/modules/KVER) and\n"
+		"/var/lib/dkms/" FB_DKMS_NAME " (our builds).\n"
 		"\n"
 		"An installed kernel is a /lib/modules/KVER with modules.order or kernel/\n"
 		"(an image, not headers only); the newest is the highest version.\n"
@@ -107,6 +109,6 @@ int fb_cmd_status(int argc, char **argv)
 	else
 		print_text(&st);
 	fflush(stdout);
-	return exit_code(&st);
+	return st.exit_status;
 }
 

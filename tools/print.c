@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * fuse-backport status, step 3: print what was collected and judged, as
- * text for a terminal or as one JSON object.
+ * text for a terminal or as one JSON object. It reads the state only.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +35,6 @@ static void json_kv(FILE *f, const char *k, const char *v, bool comma)
 void print_json(const struct fuse_state *st)
 {
 	FILE *f = stdout;
-	char *by;
 	int i;
 
 	fputs("{\n  ", f);
@@ -87,9 +86,7 @@ void print_json(const struct fuse_state *st)
 	fputs("\"secure_boot\": ", f);
 	json_yes_no_null(f, st->signing.secure_boot);
 	fputs(", ", f);
-	by = ours_signed_by(st);
-	json_kv(f, "ours", by, false);
-	free(by);
+	json_kv(f, "ours", st->signing.ours, false);
 	fputs("},\n  \"mounts\": [", f);
 	for (i = 0; i < st->nmounts; i++) {
 		fputs(i ? ",\n    {" : "\n    {", f);
@@ -134,8 +131,8 @@ void print_json(const struct fuse_state *st)
 		fb_json_str(f, st->notes[i]);
 	}
 	fputs("],\n  ", f);
-	json_kv(f, "health", health(st), true);
-	fprintf(f, "\"exit_status\": %d\n}\n", exit_code(st));
+	json_kv(f, "health", st->health, true);
+	fprintf(f, "\"exit_status\": %d\n}\n", st->exit_status);
 }
 
 #define FIELD "  %-28s "
@@ -168,12 +165,11 @@ static void print_takeover(const struct fuse_state *st)
 
 static void print_signing(const struct fuse_state *st)
 {
-	char *by = ours_signed_by(st);
+	const char *by = st->signing.ours;
 
 	printf("module signatures: %s (%s)%s%s\n",
 	       st->signing.enforced == 1 ? "enforced" : st->signing.enforced == 0 ? "not enforced" : "unknown",
 	       st->signing.why, by ? "; ours for this kernel: " : "", by ? by : "");
-	free(by);
 }
 
 void print_text(const struct fuse_state *st)
@@ -193,7 +189,7 @@ void print_text(const struct fuse_state *st)
 	for (i = 0; i < 2; i++) {
 		const struct type_server *srv = &st->servers[i];
 
-		printf("\n-t %s: %s", srv->fstype, server_kind_text[srv->kind]);
+		printf("\n-t %s: %s", srv->fstype, srv->kind_text);
 		if (srv->kind != K_NONE && srv->kind != K_STOCK_BUILTIN)
 			printf(" (module %s, %s)", srv->modname, srv->state);
 		printf("\n" FIELD "%s\n", "device:", srv->device);
@@ -249,7 +245,7 @@ void print_text(const struct fuse_state *st)
 		       "WARNING: %s\n"
 		       "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n",
 		       st->warning);
-	printf("\nstatus: %s\n", health(st));
+	printf("\nstatus: %s\n", st->health);
 	for (i = 0; i < st->nproblems; i++)
 		printf("  problem: %s\n", text(st->problems[i]));
 	for (i = 0; i < st->nnotes; i++)

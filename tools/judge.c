@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * fuse-backport status, step 2: judge. Who serves a type (the decision
- * table), then healthy / degraded / error with the problems and notes
- * that say why (the rules: status --help and README).
+ * fuse-backport status, step 2: judge what collect found. Who serves a
+ * type (the decision table), the flavor of each kernel and why it has no
+ * module of ours, then healthy / degraded / error with the problems and
+ * notes that say why (the rules: status --help and README).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "status.h"
-#include "takeover.h"
 
-const char *const server_kind_text[] = {
+static const char *const server_kind_text[] = {
 	"none (no such file system type, no module to load)",
 	"stock FUSE, built into the kernel",
 	"stock FUSE module",
@@ -40,12 +40,14 @@ static const struct {
 	{ ANY, ANY, ANY, ANY, K_NONE },
 };
 
+static const char *const health_text[] = { "healthy", "degraded", "error" };
+
 static bool cell(int want, bool have)
 {
 	return want == ANY || want == have;
 }
 
-enum server_kind who_serves(bool fuse_type, bool ours, bool builtin, bool module)
+static enum server_kind who_serves(bool fuse_type, bool ours, bool builtin, bool module)
 {
 	unsigned int i;
 
@@ -56,6 +58,85 @@ enum server_kind who_serves(bool fuse_type, bool ours, bool builtin, bool module
 		    cell(who_serves_table[i].module, module))
 			return who_serves_table[i].kind;
 	return K_NONE;
+}
+
+/*
+ * Who serves each type; with the takeover active, new -t fuse mounts are
+ * ours: -t fuse is served as -t FB_PREFIX is, on /dev/fuse.
+ */
+static void judge_servers(struct fuse_state *st)
+{
+	struct type_server *srv, *fuse = &st->servers[0];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(st->servers); i++) {
+		srv = &st->servers[i];
+		srv->kind = who_serves(!strcmp(srv->modname, "fuse"), srv->ours,
+				       srv->registered && !srv->loaded,
+				       srv->loaded || srv->file.file);
+		srv->kind_text = server_kind_text[srv->kind];
+	}
+	if (st->takeover.active != 1)
+		return;
+	*fuse = st->servers[1];
+	fuse->fstype = "fuse";
+	fuse->device = fb_strdup("/dev/fuse");
+	fuse->state = "loaded, takeover active";
+}
+
+/*
+ * The kernel hook left K to the stock module: this release's build failed
+ * there (scripts/kernel-hook.sh), and dkms.conf excludes the kernel for
+ * that version. Another version's record is stale: that version tries the
+ * kernel again.
+ */
+static char *build_failed(const struct kernel *k)
+{
+	if (!k->failed_version || strcmp(k->failed_version, FB_TOOL_VERSION))
+		return NULL;
+	return fb_fmt("its build of %s failed: %s; the stock FUSE stays in use (to try again: rm " FB_BUILD_FAILED_DIR "/%s; dkms autoinstall -k %s)",
+		      k->failed_version, k->failed_why, k->kver, k->kver);
+}
+
+/* Why K has no module of ours installed, and what to do. */
+static char *why_none(const struct kernel *k)
+{
+	char *served, *why;
+
+	if (k->fuse_cfg == 'n')
+		return fb_strdup("FUSE is disabled in this kernel");
+	if (!base_for(k->kver)) {
+		served = served_series();
+		why = fb_fmt("outside every base this release has (it serves %s)", served);
+		free(served);
+		return why;
+	}
+	if (!k->headers)
+		return fb_fmt("no headers (install linux-headers-%s, then: dkms autoinstall -k %s)",
+			      k->kver, k->kver);
+	why = build_failed(k);
+	if (why)
+		return why;
+	if (*k->dkms_built)
+		return fb_fmt("DKMS built %s but did not install it (dkms install -m %s -v %s -k %s)",
+			      k->dkms_built, FB_DKMS_NAME, k->dkms_built, k->kver);
+	return fb_fmt("not built (dkms autoinstall -k %s; see /var/lib/dkms/%s/*/build/make.log)",
+		      k->kver, FB_DKMS_NAME);
+}
+
+/* The flavor of each kernel, by how it has FUSE; why it has none of ours. */
+static void judge_kernels(struct fuse_state *st)
+{
+	struct kernel *k;
+	int i;
+
+	for (i = 0; i < st->nkernels; i++) {
+		k = &st->kernels[i];
+		k->flavor = k->fuse_cfg == 'm' ? "dropin" :
+			    k->fuse_cfg == 'y' ? "renamed" : NULL;
+		if (!k->ours.file)
+			k->why_none = why_none(k);
+	}
 }
 
 static void add_str(char ***list, int *n, char *s)
@@ -201,12 +282,10 @@ static void judge_prefix(struct fuse_state *st)
  */
 static const char *sig_hint(const struct fuse_state *st)
 {
-	char *by = ours_signed_by(st);
-	const char *s = fb_fmt(": the kernel enforces module signatures (%s) and ours is %s, so it cannot load unless that key is enrolled (mokutil --import /var/lib/dkms/mok.pub, then reboot) or the modules are signed centrally (docs/runbook.md); the kernel's own module loads in its place",
-			       st->signing.why, by ? by : "not installed");
+	const char *by = st->signing.ours;
 
-	free(by);
-	return s;
+	return fb_fmt(": the kernel enforces module signatures (%s) and ours is %s, so it cannot load unless that key is enrolled (mokutil --import /var/lib/dkms/mok.pub, then reboot) or the modules are signed centrally (docs/runbook.md); the kernel's own module loads in its place",
+		      st->signing.why, by ? by : "not installed");
 }
 
 void judge(struct fuse_state *st)
@@ -215,6 +294,8 @@ void judge(struct fuse_state *st)
 	struct type_server *srv;
 	int i;
 
+	judge_servers(st);
+	judge_kernels(st);
 	if (!r) {
 		problem(st, fb_fmt("the running kernel %s is not installed under " FB_MODULES_DIR
 				   ": no module of ours can serve it", st->uts.release));
@@ -229,7 +310,7 @@ void judge(struct fuse_state *st)
 		srv = !strcmp(r->flavor, "dropin") ? &st->servers[0] : &st->servers[1];
 		if (srv->kind != K_OURS_DROPIN && srv->kind != K_OURS_RENAMED)
 			problem(st, fb_fmt("-t %s is served by %s, not by our installed %s (%s)%s",
-					   srv->fstype, server_kind_text[srv->kind], r->ours.file,
+					   srv->fstype, srv->kind_text, r->ours.file,
 					   r->ours.version,
 					   st->signing.enforced == 1 ? sig_hint(st) :
 					   srv->loaded ? ": it takes over after rmmod (no mount of that type left) and modprobe, or a reboot" : ""));
@@ -275,16 +356,6 @@ void judge(struct fuse_state *st)
 	if (r && other_release(r))
 		note(st, fb_fmt("the running kernel has our %s, this release's for it is %s",
 				r->ours.version, base_for(r->kver)->version));
-}
-
-int exit_code(const struct fuse_state *st)
-{
-	return st->error ? 2 : st->nproblems ? 1 : 0;
-}
-
-const char *health(const struct fuse_state *st)
-{
-	static const char *const h[] = { "healthy", "degraded", "error" };
-
-	return h[exit_code(st)];
+	st->exit_status = st->error ? 2 : st->nproblems ? 1 : 0;
+	st->health = health_text[st->exit_status];
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * fuse-backport status, collect: the installed kernels (/lib/modules),
- * how each has FUSE, the base of this release that serves it, our module
- * installed for it and the DKMS builds; why there is none.
+ * how each has FUSE, our module installed for it, the DKMS builds and the
+ * kernel hook's record of a failed build.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,96 +15,6 @@
 static const char *const ko_suffixes[] = {
 	".ko", ".ko.xz", ".ko.zst", ".ko.gz",
 };
-
-/* Does FILE (relative to /lib/modules/KVER) list a .../NAME.ko line? */
-static bool list_has_module(const char *kver, const char *file,
-			    const char *relpath)
-{
-	char *path = fb_fmt(FB_MODULES_DIR "/%s/%s", kver, file);
-	char *s = fb_read_file(path, NULL), *line, *save = NULL;
-	bool found = false;
-
-	free(path);
-	if (!s)
-		return false;
-	for (line = strtok_r(s, "\n", &save); line && !found;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *colon = strchr(line, ':');
-
-		if (colon)
-			*colon = '\0';
-		found = !strcmp(line, relpath);
-	}
-	free(s);
-	return found;
-}
-
-/*
- * How KVER has FUSE ('y' built in, 'm', 'n', '?' unknown), from the kernel
- * package's own lists first, then its config; *evidence (if not NULL) says
- * where from, allocated.
- */
-char kernel_fuse_config(const char *kver, char **evidence)
-{
-	char *cfg, *ev;
-	char v;
-
-	if (list_has_module(kver, "modules.builtin", "kernel/fs/fuse/fuse.ko")) {
-		v = 'y';
-		ev = fb_strdup("modules.builtin lists fuse.ko");
-	} else if (list_has_module(kver, "modules.order", "kernel/fs/fuse/fuse.ko")) {
-		v = 'm';
-		ev = fb_strdup("modules.order lists fuse.ko");
-	} else {
-		cfg = kernel_config_file(kver);
-		v = cfg ? config_value(cfg, "CONFIG_FUSE_FS") : 0;
-		ev = v ? fb_fmt("CONFIG_FUSE_FS in %s", cfg) :
-			 fb_strdup("no modules.builtin, modules.order or config file says");
-		free(cfg);
-		if (!v)
-			v = '?';
-	}
-	if (evidence)
-		*evidence = ev;
-	else
-		free(ev);
-	return v;
-}
-
-static int series_num(const char *v)
-{
-	int maj = 0, min = 0;
-
-	if (sscanf(v, "%d.%d", &maj, &min) < 2)
-		return -1;
-	return maj * 1000 + min;
-}
-
-static const struct fb_base bases[] = { FB_BASES };
-
-const struct fb_base *base_for(const char *kver)
-{
-	int n = series_num(kver);
-	size_t i;
-
-	for (i = 0; n >= 0 && i < sizeof(bases) / sizeof(bases[0]); i++)
-		if (n >= series_num(bases[i].min) && n <= series_num(bases[i].max))
-			return &bases[i];
-	return NULL;
-}
-
-char *served_series(void)
-{
-	char *s = fb_strdup(""), *t;
-	size_t i;
-
-	for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
-		t = fb_fmt("%s%s%s to %s", s, i ? ", " : "", bases[i].min, bases[i].max);
-		free(s);
-		s = t;
-	}
-	return s;
-}
 
 /* Where the packages install our module, under /lib/modules/KVER. */
 static const char *const ours_dirs[] = {
@@ -205,53 +115,22 @@ static int kernel_cmp(const void *a, const void *b)
 }
 
 /*
- * The kernel hook left KVER to the stock module: this release's build
- * failed there ("VERSION<tab>WHY", scripts/kernel-hook.sh), and dkms.conf
- * excludes the kernel for that version. Another version's record is stale:
- * that version tries the kernel again.
+ * The kernel hook's record of a failed build of K ("VERSION<tab>WHY",
+ * scripts/kernel-hook.sh), if there is one.
  */
-static char *build_failed(const char *kver)
+static void build_failed(struct kernel *k)
 {
-	char *path = fb_fmt(FB_BUILD_FAILED_DIR "/%s", kver);
+	char *path = fb_fmt(FB_BUILD_FAILED_DIR "/%s", k->kver);
 	char *line = fb_read_line(path);
 	char *tab = line ? strchr(line, '\t') : NULL;
-	char *why = NULL;
 
 	if (tab) {
 		*tab = '\0';
-		if (!strcmp(line, FB_TOOL_VERSION))
-			why = fb_fmt("its build of %s failed: %s; the stock FUSE stays in use (to try again: rm %s; dkms autoinstall -k %s)",
-				     line, tab + 1, path, kver);
+		k->failed_version = fb_strdup(line);
+		k->failed_why = fb_strdup(tab + 1);
 	}
 	free(line);
 	free(path);
-	return why;
-}
-
-/* Why KVER has no module of ours installed, and what to do. */
-static char *why_none(const struct kernel *k)
-{
-	char *served, *why;
-
-	if (k->fuse_cfg == 'n')
-		return fb_strdup("FUSE is disabled in this kernel");
-	if (!base_for(k->kver)) {
-		served = served_series();
-		why = fb_fmt("outside every base this release has (it serves %s)", served);
-		free(served);
-		return why;
-	}
-	if (!k->headers)
-		return fb_fmt("no headers (install linux-headers-%s, then: dkms autoinstall -k %s)",
-			      k->kver, k->kver);
-	why = build_failed(k->kver);
-	if (why)
-		return why;
-	if (*k->dkms_built)
-		return fb_fmt("DKMS built %s but did not install it (dkms install -m %s -v %s -k %s)",
-			      k->dkms_built, FB_DKMS_NAME, k->dkms_built, k->kver);
-	return fb_fmt("not built (dkms autoinstall -k %s; see /var/lib/dkms/%s/*/build/make.log)",
-		      k->kver, FB_DKMS_NAME);
 }
 
 /* Installed kernels: /lib/modules/KVER with an image's files, not headers only. */
@@ -307,13 +186,9 @@ int survey_kernels(struct fuse_state *st)
 		k->headers = fb_exists(p);
 		free(p);
 		k->fuse_cfg = kernel_fuse_config(k->kver, &k->config_evidence);
-		k->flavor = k->fuse_cfg == 'm' ? "dropin" :
-			    k->fuse_cfg == 'y' ? "renamed" : NULL;
 		kernel_ours(st, k);
 		kernel_dkms(k, st->uts.machine);
-		if (k->ours.file)
-			continue;
-		k->why_none = why_none(k);
+		build_failed(k);
 	}
 	if (st->nkernels)
 		st->newest = &st->kernels[0];

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "status.h"
-#include "takeover.h"
 
 static const char *fuse_family(const char *t)
 {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * fuse-backport status, collect: who serves new mounts of the fuse and
+ * fuse-backport status, collect: what serves new mounts of the fuse and
  * fusebp types: registered, loaded or built in, the module's version and
- * whose it is, the protocol (probe.c) and the code it holds
- * (/proc/kallsyms).
+ * whether it is ours, the protocol (fact_probe.c) and the code it holds
+ * (/proc/kallsyms). Who that is (the kind) is judge.c's.
  */
 #include <linux/fuse.h>
 #include <stdlib.h>
@@ -104,7 +104,7 @@ void survey_type_server(struct fuse_state *st, struct type_server *srv, const ch
 			const char *modname)
 {
 	char *p, *lv, *ls, *tag;
-	bool builtin, ours;
+	bool builtin, module;
 
 	srv->fstype = fstype;
 	srv->modname = modname;
@@ -132,7 +132,7 @@ void survey_type_server(struct fuse_state *st, struct type_server *srv, const ch
 
 	if (srv->loaded) {
 		srv->state = "loaded";
-		ours = is_ours_version(lv);
+		srv->ours = is_ours_version(lv);
 		srv->version = lv;
 		srv->srcversion = ls;
 		if (ls && srv->file.srcversion)
@@ -142,7 +142,7 @@ void survey_type_server(struct fuse_state *st, struct type_server *srv, const ch
 			srv->base = srv->file.base;
 			srv->evidence = fb_fmt("/sys/module/%s; srcversion %s is the one of %s",
 					    modname, ls, srv->file.file);
-		} else if (ours) {
+		} else if (srv->ours) {
 			srv->flavor = fb_strdup(strcmp(modname, "fuse") ? "renamed" : "dropin");
 			srv->base = base_of_version(lv);
 			srv->evidence = fb_fmt("/sys/module/%s (flavor by its name, base by its version: %s)",
@@ -154,11 +154,11 @@ void survey_type_server(struct fuse_state *st, struct type_server *srv, const ch
 		}
 	} else if (builtin) {
 		srv->state = "built-in";
-		ours = false;
+		srv->ours = false;
 		srv->evidence = fb_strdup("registered in /proc/filesystems with no module loaded");
 	} else if (srv->file.file) {
 		srv->state = "not loaded";
-		ours = is_ours_version(srv->file.version);
+		srv->ours = is_ours_version(srv->file.version);
 		srv->version = srv->file.version;
 		srv->flavor = srv->file.flavor;
 		srv->base = srv->file.base;
@@ -166,10 +166,9 @@ void survey_type_server(struct fuse_state *st, struct type_server *srv, const ch
 				    srv->file.file, modname);
 	} else {
 		srv->state = "absent";
-		ours = false;
+		srv->ours = false;
 	}
-	srv->kind = who_serves(!strcmp(modname, "fuse"), ours, builtin,
-			      srv->loaded || srv->file.file);
+	module = srv->loaded || srv->file.file;
 
 	probe_type_server(st, srv);
 
@@ -192,11 +191,12 @@ void survey_type_server(struct fuse_state *st, struct type_server *srv, const ch
 		if (!srv->passthrough_evidence)
 			srv->passthrough_evidence = fb_strdup("unknown: /proc/kallsyms unreadable");
 		srv->parallel_fix_evidence = fb_strdup("unknown: /proc/kallsyms unreadable");
-	} else if (srv->kind == K_OURS_DROPIN || srv->kind == K_OURS_RENAMED) {
+	} else if (srv->ours) {
 		srv->passthrough_evidence = fb_strdup("unknown until loaded");
 		srv->parallel_fix_evidence = fb_fmt("unknown until loaded (the installed module is ours, version %s)",
 				     srv->version);
-	} else if (srv->kind == K_STOCK_MODULE) {
+	} else if (!strcmp(modname, "fuse") && module) {
+		/* the stock module, not loaded */
 		char *cfg = kernel_config_file(st->uts.release);
 		char v = cfg ? config_value(cfg, "CONFIG_FUSE_PASSTHROUGH") : 0;
 

@@ -10,7 +10,8 @@
  * which can only be turned on; absent without module signing),
  * /sys/kernel/security/lockdown (any mode but none refuses unsigned
  * modules) and the EFI variable SecureBoot
- * (Debian's kernels lock down under Secure Boot); the signer from modinfo.
+ * (Debian's kernels lock down under Secure Boot); the signer from modinfo
+ * (collect_kernels.c, which runs first).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,18 @@ static void add_why(char **why, const char *what)
 	*why = s;
 }
 
+/* "signed by NAME" or "unsigned", of our module for the running kernel. */
+static char *ours_signed_by(const struct fuse_state *st)
+{
+	const struct kernel *r = st->running;
+
+	if (!r || !r->ours.file)
+		return NULL;
+	if (!r->ours.signer || !*r->ours.signer)
+		return fb_strdup("unsigned");
+	return fb_fmt("signed by %s", r->ours.signer);
+}
+
 void survey_signing(struct fuse_state *st)
 {
 	struct sig_info *sig = &st->signing;
@@ -85,16 +98,5 @@ void survey_signing(struct fuse_state *st)
 				  lock ? "lockdown none" : "no lockdown in sysfs");
 	free(enf);
 	free(lock);
-}
-
-/* "signed by NAME" or "unsigned", of our module for the running kernel. */
-char *ours_signed_by(const struct fuse_state *st)
-{
-	const struct kernel *r = st->running;
-
-	if (!r || !r->ours.file)
-		return NULL;
-	if (!r->ours.signer || !*r->ours.signer)
-		return fb_strdup("unsigned");
-	return fb_fmt("signed by %s", r->ours.signer);
+	sig->ours = ours_signed_by(st);
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * fuse-backport takeover: the switch of the renamed module's takeover of a
- * built-in FUSE (its parameter /sys/module/fusebp/parameters/takeover),
- * the admin's setting (TAKEOVER= in FB_CONF_FILE) and, for status, which
- * FUSE serves a mount.
+ * built-in FUSE (its parameter /sys/module/fusebp/parameters/takeover,
+ * fact_fusectl.c) and the admin's setting (TAKEOVER= in FB_CONF_FILE,
+ * fact_conf.c).
  *
  *   fuse-backport takeover            the setting and the state
  *   fuse-backport takeover on|off     switch it now (the setting stays)
@@ -19,112 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fb.h"
-#include "status.h"
-#include "takeover.h"
-
-#define PARAM "/sys/module/" FB_PREFIX "/parameters/takeover"
-
-/* TAKEOVER= of the config file: 1 yes, 0 no, -1 not set (no file, no key). */
-int takeover_configured(char **why)
-{
-	char *buf = fb_read_file(FB_CONF_FILE, NULL);
-	char *line, *save = NULL, *v;
-	int ret = -1;
-
-	*why = NULL;
-	if (!buf) {
-		*why = fb_fmt("%s: %s", FB_CONF_FILE, strerror(errno));
-		return -1;
-	}
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		line = fb_strip(line);
-		if (!fb_has_prefix(line, "TAKEOVER="))
-			continue;
-		v = line + strlen("TAKEOVER=");
-		free(*why);
-		if (!strcmp(v, "yes") || !strcmp(v, "\"yes\"")) {
-			ret = 1;
-		} else if (!strcmp(v, "no") || !strcmp(v, "\"no\"")) {
-			ret = 0;
-		} else {
-			ret = -2;
-			*why = fb_fmt("%s: TAKEOVER=%s is not yes or no", FB_CONF_FILE, v);
-			continue;
-		}
-		*why = fb_fmt("TAKEOVER=%s in %s", ret ? "yes" : "no", FB_CONF_FILE);
-	}
-	if (ret == -1)
-		*why = fb_fmt("no TAKEOVER= in %s", FB_CONF_FILE);
-	free(buf);
-	return ret;
-}
-
-/* FB_PREFIX= of the config file: its last such line, NULL for none. */
-char *conf_prefix(void)
-{
-	char *buf = fb_read_file(FB_CONF_FILE, NULL);
-	char *line, *save = NULL, *v, *ret = NULL;
-	size_t n;
-
-	if (!buf)
-		return NULL;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		line = fb_strip(line);
-		if (!fb_has_prefix(line, "FB_PREFIX="))
-			continue;
-		v = line + strlen("FB_PREFIX=");
-		n = strlen(v);
-		if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
-			v[n - 1] = '\0';
-			v++;
-		}
-		free(ret);
-		ret = fb_strdup(v);
-	}
-	free(buf);
-	return ret;
-}
-
-/* The parameter: 1 active, 0 not, -1 no parameter (module not loaded). */
-int takeover_active(void)
-{
-	char *v = fb_read_line(PARAM);
-	int ret = v ? !strcmp(v, "1") : -1;
-
-	free(v);
-	return ret;
-}
-
-/*
- * Who serves the FUSE mount of superblock SB_DEV ("major:minor"): the
- * control fs that lists its connection (major << 20 | minor). FB_PREFIX,
- * "built-in", or NULL when neither control fs tells.
- */
-const char *takeover_served_by(const char *sb_dev)
-{
-	unsigned int maj, min;
-	const char *who = NULL;
-	char *p;
-
-	if (!sb_dev || sscanf(sb_dev, "%u:%u", &maj, &min) != 2)
-		return NULL;
-	p = fb_fmt("/sys/fs/%s/connections/%u", FB_PREFIX, (maj << 20) | min);
-	if (fb_is_dir(p))
-		who = FB_PREFIX;
-	free(p);
-	if (who)
-		return who;
-	p = fb_fmt("/sys/fs/fuse/connections/%u", (maj << 20) | min);
-	if (fb_is_dir(p))
-		who = "built-in";
-	free(p);
-	return who;
-}
+#include "facts.h"
 
 /* modprobe FB_PREFIX with PARAM (NULL: none); 0 when it is loaded */
 static int modprobe_ours(char *param)
@@ -139,7 +37,7 @@ static int modprobe_ours(char *param)
 
 static int set_param(bool on)
 {
-	FILE *f = fopen(PARAM, "w");
+	FILE *f = fopen(FB_TAKEOVER_PARAM, "w");
 	int err = 0;
 
 	if (!f)
@@ -149,23 +47,6 @@ static int set_param(bool on)
 	if (fclose(f) == EOF && !err)
 		err = -errno;
 	return err;
-}
-
-/*
- * FUSE as the running kernel has it: 'y' built in, 'm', 'n', '?' unknown;
- * as status sees the kernel (kernel_fuse_config()), else from what is
- * registered.
- */
-static char running_fuse(void)
-{
-	struct utsname u;
-	char v = uname(&u) ? '?' : kernel_fuse_config(u.release, NULL);
-
-	if (v != '?')
-		return v;
-	if (fb_exists("/sys/module/fuse/refcnt"))
-		return 'm';
-	return fb_fs_registered("fuse") ? 'y' : '?';
 }
 
 /*
@@ -223,7 +104,7 @@ static int switch_on(void)
 {
 	int err;
 
-	if (running_fuse() == 'm') {
+	if (running_fuse_config() == 'm') {
 		fb_msg("takeover refused: FUSE is a module on this kernel; the drop-in fuse.ko serves -t fuse");
 		return 1;
 	}
@@ -240,7 +121,7 @@ static int switch_on(void)
 	} else {
 		err = set_param(true);
 		if (err) {
-			fb_msg("takeover refused: %s: %s (the kernel log says why)", PARAM, strerror(-err));
+			fb_msg("takeover refused: %s: %s (the kernel log says why)", FB_TAKEOVER_PARAM, strerror(-err));
 			return 1;
 		}
 	}
@@ -263,7 +144,7 @@ static int switch_off(void)
 	}
 	err = set_param(false);
 	if (err) {
-		fb_msg("takeover: %s: %s", PARAM, strerror(-err));
+		fb_msg("takeover: %s: %s", FB_TAKEOVER_PARAM, strerror(-err));
 		return 1;
 	}
 	printf("takeover: ended: -t fuse is the built-in FUSE's again; mounts of %s keep serving\n",
@@ -304,7 +185,7 @@ static int boot(void)
 {
 	char *why;
 	int conf = takeover_configured(&why);
-	char fuse = running_fuse();
+	char fuse = running_fuse_config();
 
 	if (conf != 1) {
 		printf("takeover: not configured (%s)\n", why);
