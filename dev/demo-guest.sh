@@ -15,6 +15,7 @@
 FB_MODDIR=${1:?usage: demo.sh MODDIR}
 FB_TOP=$(cd "$(dirname "$0")/.." && pwd)
 export FB_MODDIR FB_TOP
+tap_suite=demo
 . "$FB_TOP/tests/lib/tap.sh"
 . "$FB_TOP/tests/lib/fuse.sh"
 . "$FB_TOP/bench/lib.sh"
