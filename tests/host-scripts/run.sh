@@ -350,6 +350,10 @@ fi
 # shellcheck source=tests/host-scripts/load-renamed.sh
 . "$top/tests/host-scripts/load-renamed.sh"
 
+# make check-red's judgement (tests/red/run.sh), on fake runs.
+# shellcheck source=tests/host-scripts/red.sh
+. "$top/tests/host-scripts/red.sh"
+
 # 8. Probes by signature (docs/design.md, "Probes"). A fake kernel is a
 # copy of the arch part of an installed headers tree (its -common part is
 # shared) with headers of the -common part rewritten into

@@ -5,20 +5,23 @@
 # met) and for no other (every failure of the run matched by an expect or
 # also pattern of one of its knobs). Knobs of one VM run share its boot.
 # A run the file marks full runs with FB_CHECK_FULL=1; else each of its
-# knobs is a named skip. Each run's output: build/red/RUN.log.
+# knobs is a named skip. Each run's output: build/red/RUN.log, its verdicts
+# RUN.verdict.
 #
 # usage: tests/red/run.sh [KNOB...]   (default: every knob; a knob named
 #                                      runs its run with only the knobs named)
 # environment: FB_CHECK_FULL=1 (the full runs too); FB_RED_DISARM="KNOB..."
 #   (the mutation proof: those knobs' environment is not applied, their
 #   verdicts still given, so check-red must fail naming them); FB_RED_DATA
-#   (another knobs file: tests/host-scripts/red.sh)
+#   (another knobs file) and FB_RED_OUT (another directory for the runs'
+#   output): tests/host-scripts/red.sh
 # Prints TAP ("ok N - knob NAME: red for its reason", and one line a run:
 # "run NAME: no failure but its knobs' reasons"), then
 # "check-red: N passed, N failed, N skipped".
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 data=${FB_RED_DATA:-$top/tests/red/knobs}
+out=${FB_RED_OUT:-$top/build/red}
 tap_suite=check-red
 # shellcheck source=tests/lib/tap.sh
 . "$top/tests/lib/tap.sh"
@@ -42,7 +45,7 @@ knob_vars=$(awk '$1 == "knob" { for (i = 4; i <= NF; i++) { v = $i; sub(/[+]?=.*
 # shellcheck disable=SC2086 # a list of names
 unset $knob_vars
 
-mkdir -p "$top/build/red" || die "cannot create $top/build/red"
+mkdir -p "$out" || die "cannot create $out"
 t0=$(date +%s)
 for run in $(red_names "$data" run); do
 	knobs=""
@@ -78,7 +81,7 @@ for run in $(red_names "$data" run); do
 		disarmed "$k" && continue
 		envw="$envw $(red_field "$data" knob "$k" | cut -d' ' -f2-)"
 	done
-	log=$top/build/red/$run.log
+	log=$out/$run.log
 	tap_diag "run $run ($kind, about $minutes min):$knobs"
 	s0=$(date +%s)
 	(
@@ -104,16 +107,17 @@ for run in $(red_names "$data" run); do
 		exec sh -c "$cmd"
 	) > "$log" 2>&1
 	rc=$?
-	tap_diag "run $run: exit $rc in $(($(date +%s) - s0)) s; $(grep -E '^[A-Za-z0-9_.+-]+: [0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1); output: $log"
+	count=$(grep -E '^[A-Za-z0-9_.+-]+: [0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	tap_diag "run $run: exit $rc in $(($(date +%s) - s0)) s${count:+; }$count; output: $log"
 	# shellcheck disable=SC2086 # a list of knobs
-	red_judge "$data" "$run" "$log" "$rc" $knobs > "$top/build/red/$run.verdict"
+	red_judge "$data" "$run" "$log" "$rc" $knobs > "$out/$run.verdict"
 	while IFS= read -r v; do
 		case $v in
 		"#"*) echo "$v" ;;
 		"not ok	"*) tap_check 1 "${v#*	}" ;;
 		"ok	"*) tap_check 0 "${v#*	}" ;;
 		esac
-	done < "$top/build/red/$run.verdict"
+	done < "$out/$run.verdict"
 done
 tap_diag "check-red took $(($(date +%s) - t0)) s"
 tap_done
