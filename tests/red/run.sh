@@ -5,7 +5,8 @@
 # met) and for no other (every failure of the run matched by an expect or
 # also pattern of one of its knobs). Knobs of one VM run share its boot.
 # A run the file marks full runs with FB_CHECK_FULL=1; else each of its
-# knobs is a named skip. Each run's output: build/red/RUN.log, its verdicts
+# knobs is a named skip. Each run's output: build/red/RUN.log (a VM run's
+# TAP files after it, each line after the file's name), its verdicts
 # RUN.verdict.
 #
 # usage: tests/red/run.sh [KNOB...]   (default: every knob; a knob named
@@ -107,6 +108,14 @@ for run in $(red_names "$data" run); do
 		exec sh -c "$cmd"
 	) > "$log" 2>&1
 	rc=$?
+	# A VM run's TAP files, each line after its file's name (so that no
+	# line of them reads as a failure of its own): what the suites said
+	# (a says pattern) is in them, not in the report.
+	if [ "$kind" = vm ]; then
+		for f in "$top/build/vm/results-$kver"/*.tap; do
+			[ -f "$f" ] && sed "s|^|${f##*/}: |" "$f" >> "$log"
+		done
+	fi
 	count=$(grep -E '^[A-Za-z0-9_.+-]+: [0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	tap_diag "run $run: exit $rc in $(($(date +%s) - s0)) s${count:+; }$count; output: $log"
 	# shellcheck disable=SC2086 # a list of knobs
