@@ -37,7 +37,7 @@ BUILD := build/$(KVER)
 endif
 
 .PHONY: help all deps deps-test import import-all modules check-build check-tools check-vm check-debug \
-	check bench bench-ab bench-pool demo dkms-install checkpatch clean distclean \
+	check check-red bench bench-ab bench-pool demo dkms-install checkpatch clean distclean \
 	deps-pkg deb rpm kmod-deb repo repo-promote repo-rollback repo-status not-in-tmp test-progs \
 	follow
 
@@ -99,6 +99,13 @@ check-debug: not-in-tmp deps-test ## tests: the suites on a lockdep/KASAN debug 
 
 check: deps-test ## tests: every section of make check (tests/check.sh)
 	FB_VM_KVERS="$(VM_KVERS)" sh tests/check.sh
+
+# The red knobs as data (tests/red/knobs): with each fault in, its check
+# must go red for the reason given there and no other (tests/red/run.sh;
+# KNOBS= narrows, FB_CHECK_FULL=1 adds the expensive runs, FB_RED_DISARM=KNOB
+# runs without that knob and must fail naming it).
+check-red: not-in-tmp deps-test ## tests: each red knob goes red for its stated reason (tests/red/run.sh)
+	sh tests/red/run.sh $(KNOBS)
 
 bench: deps-test ## bench: the benchmark on KVER in one VM boot (bench/run.sh)
 	sh bench/run.sh $(if $(filter command line,$(origin KVER)),$(KVER),$(DEFAULT_KVER))

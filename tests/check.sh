@@ -201,6 +201,11 @@ lint() {
 		tap_check 1 "tools/ layering: $(head -n 1 "$logs/layers.out" | sed 's/^layers: //')"
 		sed 's/^/#   /' "$logs/layers.out"
 	fi
+	# make check-red's registry: every red knob the code reads is there
+	sh tests/red/lint.sh > "$logs/red-lint.out" 2>&1
+	r=$?
+	tap_check $r "every red knob the code reads is in tests/red/knobs, and every one there is read"
+	[ $r = 0 ] || sed 's/^/#   /' "$logs/red-lint.out" | head -n 20
 	for p in backports/*/patches/*.patch backports/*/infra/patches/*.patch; do
 		[ -f "$p" ] || continue
 		if perl src/upstream-6.12/scripts/checkpatch.pl --no-tree -q - < "$p" > "$logs/checkpatch.out" 2>&1; then

@@ -278,6 +278,9 @@ fi
 # kernels whose config files and module lists disagree or are missing.
 # shellcheck source=tests/host-scripts/fuse-config.sh
 . "$top/tests/host-scripts/fuse-config.sh"
+# make check-red's judgement (tests/red/run.sh), on fake runs.
+# shellcheck source=tests/host-scripts/red.sh
+. "$top/tests/host-scripts/red.sh"
 
 # 8. Probes by signature (docs/design.md, "Probes"). A fake kernel is a
 # copy of the arch part of an installed headers tree (its -common part is

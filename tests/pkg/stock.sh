@@ -36,7 +36,10 @@
 # change said in exactly one line by the package (scripts/initramfs.sh).
 #
 # usage: tests/pkg/stock.sh [DEB]   (default: make deb into a scratch directory)
-#   The red run: DEB built from a tree before the fix (results/red-runs/).
+#   The red run: DEB built from a tree without dkms.conf's POST_INSTALL
+#   (scripts/keep-stock.sh): under dkms 3.2.2 the kernel's three modules
+#   are then missing after apt install (dpkg --verify says so, DKMS's
+#   original_module/ holds them) and purge puts dkms's older copies back.
 # environment: FB_CACHE (default /var/cache/fuse-backport)
 #   FB_STOCK_DKMS  which dkms: "root" (the root's: Debian 13's 3.2.2) and/or
 #                  "host" (this Debian 12 host's candidate, 3.0.10, installed

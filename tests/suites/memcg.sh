@@ -154,10 +154,10 @@ fi
 # The system's dirty limits, below the cgroup's memory.max (FB_MEMCG_DIRTY_MIB,
 # default a quarter of it; 0 leaves them). With the guest's own (20% of its
 # memory) a passthrough writer's cgroup filled with dirty pages of the
-# backing file and the OOM killer killed the writer
-# (results/red-runs/issue30-memcg/, run 1); likely (from the code) because
-# the backing file's inode belongs to the cgroup writeback of the daemon
-# that created it, so the writer's cgroup's own dirty limit does not apply.
+# backing file and the OOM killer killed the writer (6.12.95+deb12, ours,
+# a 2 GiB guest); likely (from the code) because the backing file's inode
+# belongs to the cgroup writeback of the daemon that created it, so the
+# writer's cgroup's own dirty limit does not apply.
 if [ "$dirtymib" != 0 ] && [ -z "$setup" ]; then
 	vm_dirty_bytes=$(cat $vm/dirty_bytes) vm_dirty_ratio=$(cat $vm/dirty_ratio)
 	vm_background_bytes=$(cat $vm/dirty_background_bytes) vm_background_ratio=$(cat $vm/dirty_background_ratio)

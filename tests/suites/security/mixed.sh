@@ -19,8 +19,9 @@
 # every block of the file, through the mount and in the backing file, is
 # its last acknowledged write). Stock passes these (it checks on every
 # write, under the exclusive lock); each failed on a module built with the
-# cache's invalidation or the window broken, or with its own check broken
-# (results/red-runs/issue30-items14-15/).
+# cache's invalidation or the window broken (a module patched for the red
+# run, never committed), or with its own check broken (make check-red,
+# knob FB_SEC_CHECKBREAK).
 wr=$FB_TOP/tests/bin/fbwriters
 # uid 65534 runs the writers and, in 11a, the test daemon: copies it can
 # reach (fb_copy_for); where none can be made, the checkout's, whose exec
@@ -117,8 +118,7 @@ if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ] && [ -x "$wr" ]; then
 	# process polling every 10 ms, so that the polls add no time of their
 	# own; five polls of the shell loop this test had before (sleep 0.1,
 	# then getfattr) are timed beside the writers afterwards, for the
-	# diagnostics only (results/red-runs/issue30-debug/: what each cost on
-	# the debug kernel).
+	# diagnostics only (what each costs, on the debug kernel most).
 	# FB_SEC_WINDOW_MS (the red run of this bound, default 1000): our
 	# module's privcache_ms for this test; 5000, a cache that lives 5 s,
 	# must fail it.
