@@ -74,12 +74,23 @@ fi
 # leak, leak-other (fbbug.ko drops an object that FUSE's fuse_dev_alloc()
 # allocated, or one of its own: kmemleak's scan after the suite reports them),
 # kmemleak-off (turns kmemleak off: the scan after the suite fails).
+# hold_dev DEV: a process in the background keeps DEV open; returns once
+# it has (at most 5 s), so that the rmmod after the suite cannot win the
+# race with the background shell's open.
+hold_dev() {
+	(exec 9< "$1" && exec sleep 3600) > /dev/null 2>&1 &
+	hd_n=0
+	while [ $hd_n -lt 50 ] && [ "$(readlink "/proc/$!/fd/9" 2> /dev/null)" != "$1" ]; do
+		sleep 0.1
+		hd_n=$((hd_n + 1))
+	done
+}
 inject() {	# inject TARGET.SUITE
 	for fb_i in ${FB_INJECT:-}; do
 		[ "${fb_i#*:}" = "$1" ] || continue
 		case ${fb_i%%:*} in
 		warn) echo "<4>WARNING: CPU: 0 PID: $$ at injected by FB_INJECT for $1" > /dev/kmsg ;;
-		hold) [ -c "${FB_DEV:-}" ] && (exec 9< "$FB_DEV" && exec sleep 3600) > /dev/null 2>&1 & ;;
+		hold) [ -c "${FB_DEV:-}" ] && hold_dev "$FB_DEV" ;;
 		lockdep | kasan | sleep | leak | leak-other)
 			insmod "${FB_KMOD_DIR:-}/fbbug.ko" what="${fb_i%%:*}" && rmmod fbbug
 			;;
