@@ -3,7 +3,7 @@
 # make check-red's host run of the docs section (tests/red/knobs, run docs):
 # tests/docs/check.sh on a copy of the checkout's tracked files, under
 # build/red/. FB_DOCS_BREAK=1 (the knob) edits one line of README.md's
-# rendered kernel table by hand in the copy first, which the section must
+# rendered distribution table by hand in the copy first, which the section must
 # report; the checkout itself is never written.
 #
 # usage: tests/red/docs-edit.sh    Ends with the docs section's count line.
@@ -15,8 +15,8 @@ git -C "$top" ls-files -z | (cd "$top" && xargs -0 tar -c -f - --no-recursion) |
 	{ echo "docs-edit: cannot copy the checkout to $copy" >&2; exit 1; }
 if [ "${FB_DOCS_BREAK:-0}" = 1 ]; then
 	# the first table row inside the generated block
-	n=$(awk '/^<!-- BEGIN generated: kernels/ { b = 1 } b && /^\| / { print NR; exit }' "$copy/README.md")
-	[ -n "$n" ] || { echo "docs-edit: no generated kernel table in README.md" >&2; exit 1; }
+	n=$(awk '/^<!-- BEGIN generated: distributions/ { b = 1 } b && /^\| / { print NR; exit }' "$copy/README.md")
+	[ -n "$n" ] || { echo "docs-edit: no generated distribution table in README.md" >&2; exit 1; }
 	sed -i "${n}s/|\$/ edited by hand |/" "$copy/README.md"
 	echo "docs-edit: FB_DOCS_BREAK=1: README.md line $n edited by hand in $copy"
 fi
