@@ -68,7 +68,8 @@ fi
 # Deliberate breakage for the red runs (docs/testing.md, "Red runs"): FB_INJECT is a
 # list of KIND:TARGET.SUITE, done right after that suite: warn (a WARNING
 # line in the kernel log), hold (a process keeps our device open, so our
-# module cannot be unloaded), lockdep, kasan, sleep (tests/kmod/fbbug.ko
+# module cannot be unloaded; the module loaded again first where the suite
+# unloaded it), lockdep, kasan, sleep (tests/kmod/fbbug.ko
 # commits that bug: an ABBA, an out-of-bounds read, might_sleep() under a
 # spinlock; only the debug kernel, dev/debug-kernel.sh, reports them),
 # leak, leak-other (fbbug.ko drops an object that FUSE's fuse_dev_alloc()
@@ -90,7 +91,12 @@ inject() {	# inject TARGET.SUITE
 		[ "${fb_i#*:}" = "$1" ] || continue
 		case ${fb_i%%:*} in
 		warn) echo "<4>WARNING: CPU: 0 PID: $$ at injected by FB_INJECT for $1" > /dev/kmsg ;;
-		hold) [ -c "${FB_DEV:-}" ] && hold_dev "$FB_DEV" ;;
+		hold)
+			# a suite that unloads our module itself (takeover's
+			# last test) leaves nothing to hold: load it again
+			[ -c "${FB_DEV:-}" ] || fb_use "$target" > /dev/null 2>&1
+			[ -c "${FB_DEV:-}" ] && hold_dev "$FB_DEV"
+			;;
 		lockdep | kasan | sleep | leak | leak-other)
 			insmod "${FB_KMOD_DIR:-}/fbbug.ko" what="${fb_i%%:*}" && rmmod fbbug
 			;;
