@@ -190,6 +190,12 @@ lint() {
 	done
 	shellcheck -s bash dkms.conf > "$logs/shellcheck.out" 2>&1
 	tap_check $? "shellcheck dkms.conf"
+	# scripts/ ships as it is: a file with a #! line must be executable
+	# (rpmlint's non-executable-script fails the rpm, lintian's too)
+	noexec=$(for f in scripts/*; do
+		[ "$(head -c 2 "$f")" = "#!" ] && [ ! -x "$f" ] && echo "$f"
+	done)
+	tap_check "$([ -z "$noexec" ]; echo $?)" "scripts/: every file with a #! line is executable${noexec:+: }$(printf "%s " "$noexec" | tr "\n" " ")"
 	# tracker numbers and private tags (tests/lint/refs.sh: the patterns)
 	sh tests/lint/refs.sh > "$logs/refs.out" 2>&1
 	tap_check $? "no tracker numbers or private tags in tracked files: $(tail -n 1 "$logs/refs.out")"
