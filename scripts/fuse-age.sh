@@ -47,6 +47,7 @@ checked=${checked:-$up}
 [ -n "$up" ] || die "$pin has no UPSTREAM_VERSION"
 # vgt A B: version A is newer than B
 vgt() { [ "$1" != "$2" ] && [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | tail -n 1)" = "$1" ]; }
+! vgt "$up" "$checked" || die "$pin: FUSE_CURRENT_TO=$checked is older than its own UPSTREAM_VERSION=$up"
 series=${v%.*}
 bseries=${up%.*}
 
@@ -58,7 +59,7 @@ case $kver in
 	elif vgt "$bseries" "$series"; then
 		echo "older-series: $kver (Linux $v) is of series $series, older than base $bseries, served through its compat layer"
 	elif vgt "$v" "$checked"; then
-		echo "ahead: $kver (Linux $v) is newer than $checked, the newest release checked to carry our fs/fuse (base $bseries: $up); run make follow"
+		echo "ahead: $kver (Linux $v) is newer than $checked, the newest release checked to carry our fs/fuse (base $bseries: $up)"
 	else
 		echo "current: $kver (Linux $v) is no newer than $checked, which carries our fs/fuse (base $bseries: $up)"
 	fi

@@ -1,0 +1,50 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# What a kernel ahead of our fs/fuse gets: WHEN_AHEAD= of
+# /etc/fuse-backport/fuse-backport.conf (fuse-backport.conf(5)). serve:
+# ours serves it; stock: it keeps its own FUSE. Not set, or no file:
+# serve. Another value: one line on stderr, and serve.
+#
+# usage: scripts/when-ahead.sh
+#          prints the setting, serve or stock
+#        scripts/when-ahead.sh KVER KDIR BASE
+#          dkms.conf's question: exit 1 with one line on stdout (why it
+#          keeps its own FUSE) where the setting is stock and KVER (its
+#          headers KDIR) is ahead of base BASE's fs/fuse (scripts/fuse-age.sh);
+#          exit 0, nothing on stdout, otherwise
+# environment: FB_CONF_FILE (the file; the tests point it at a copy)
+# Installed beside modprobe-stock as /usr/libexec/fuse-backport/when-ahead.
+set -u
+conf=${FB_CONF_FILE:-/etc/fuse-backport/fuse-backport.conf}
+v=""
+if [ -r "$conf" ]; then
+	# the last WHEN_AHEAD= line, one pair of double quotes off
+	v=$(grep '^[[:space:]]*WHEN_AHEAD=' "$conf" | tail -n 1 |
+		sed 's/^[[:space:]]*WHEN_AHEAD=//; s/[[:space:]]*$//; s/^"\(.*\)"$/\1/')
+elif [ -e "$conf" ]; then
+	echo "fuse-backport: cannot read $conf (WHEN_AHEAD); serve is used" >&2
+fi
+case $v in
+"" | serve) v=serve ;;
+stock) ;;
+*)
+	echo "fuse-backport: WHEN_AHEAD=$v in $conf is not serve or stock; serve is used" >&2
+	v=serve
+	;;
+esac
+if [ $# = 0 ]; then
+	echo "$v"
+	exit 0
+fi
+[ $# = 3 ] || { echo "usage: when-ahead.sh [KVER KDIR BASE]" >&2; exit 2; }
+[ "$v" = stock ] || exit 0
+here=$(cd "$(dirname "$0")" && pwd)
+age=$(sh "$here/fuse-age.sh" "$1" "$(sh "$here/fuse-age.sh" --headers "$2" 2> /dev/null)" \
+	"$here/../backports/$3/pin" 2> /dev/null) || exit 0
+case $age in
+ahead:*)
+	echo "ahead of our fs/fuse: ${age#ahead: }; WHEN_AHEAD=stock in $conf keeps its own FUSE"
+	exit 1
+	;;
+esac
+exit 0
