@@ -241,6 +241,7 @@ croot=$work/common
 mkdir -p "$croot/DEBIAN" "$croot/usr/share/doc/$cname" "$croot/usr/share/lintian/overrides"
 install -D -m 644 "$top/scripts/fuse-backport.modprobe.conf" "$croot/usr/lib/modprobe.d/fuse-backport.conf"
 install -D -m 755 "$top/scripts/modprobe-stock.sh" "$croot/usr/libexec/fuse-backport/modprobe-stock"
+install -D -m 755 "$top/scripts/when-ahead.sh" "$croot/usr/libexec/fuse-backport/when-ahead"
 install -D -m 755 "$top/scripts/secureboot.sh" "$croot/usr/libexec/fuse-backport/secureboot"
 install -D -m 755 "$top/scripts/initramfs.sh" "$croot/usr/libexec/fuse-backport/initramfs"
 install -D -m 644 "$top/scripts/fuse-backport.modules-load.conf" "$croot/usr/lib/modules-load.d/fuse-backport.conf"

@@ -101,11 +101,24 @@ if [ -f "$b/.fb-import" ] && ! cmp -s "$b/.fb-import" "$src/.fb-import"; then
 fi
 mkdir -p "$b"
 
+# A kernel of the base's series newer than the newest release checked to
+# carry our fs/fuse (FUSE_CURRENT_TO of the pin, scripts/fuse-age.sh): one
+# line, and the build goes on. The module carries the verdict (modinfo
+# fb_fuse_age): modprobe's fallback reads it where WHEN_AHEAD=stock
+# (scripts/modprobe-stock.sh), on hosts with no headers to read.
+age=$(sh "$top/scripts/fuse-age.sh" "$kver" "$(sh "$top/scripts/fuse-age.sh" --headers "$kdir" 2> /dev/null)" \
+	"$top/backports/$base/pin" 2> /dev/null) || age=""
+case $age in
+ahead:*) echo "fuse-backport: kernel ahead of our fs/fuse: ${age#ahead: }" ;;
+esac
+age=${age%%:*}
+
 {
 	cat "$probes"
 	echo "#define FB_VERSION \"$version\""
 	echo "#define FB_BASE \"$base\""
 	echo "#define FB_FLAVOR \"$flavor\""
+	echo "#define FB_FUSE_AGE \"${age:-unknown}\""
 	if [ "$flavor" = renamed ]; then
 		echo "#define FB_RENAMED 1"
 		echo "#define FB_PREFIX \"$prefix\""
@@ -146,15 +159,6 @@ if [ "$compat" = shared ]; then
 		die "base $base has COMPAT=shared but no backports/$base/include/linux or backports/$base/compat"
 	fi
 fi
-
-# A kernel of the base's series newer than the newest release checked to
-# carry our fs/fuse (FUSE_CURRENT_TO of the pin, scripts/fuse-age.sh): one
-# line, and the build goes on.
-age=$(sh "$top/scripts/fuse-age.sh" "$kver" "$(sh "$top/scripts/fuse-age.sh" --headers "$kdir" 2> /dev/null)" \
-	"$top/backports/$base/pin" 2> /dev/null) || age=""
-case $age in
-ahead:*) echo "fuse-backport: kernel ahead of our fs/fuse: ${age#ahead: }" ;;
-esac
 
 # FB_CONFIGURE_ONLY=1: stop here, with build/<kver>/ laid out and
 # configured (the tests of the probe logic, tests/host-scripts/run.sh).

@@ -98,6 +98,8 @@ extern struct fb_idmap_none fb_invalid_mnt_idmap;
 FB_MODULE_INFO(version, FB_VERSION);
 FB_MODULE_INFO(flavor, FB_FLAVOR);
 FB_MODULE_INFO(fb_base, FB_BASE);
+/* current, ahead, older-series, unknown: scripts/fuse-age.sh at build */
+FB_MODULE_INFO(fb_fuse_age, FB_FUSE_AGE);
 #endif
 
 #endif /* FB_COMPAT_H */
