@@ -37,6 +37,15 @@ age_case 6.1.0-57-amd64 6.1.192 older-series
 age_case 6.12.0-55.9.1.el10_0.x86_64 6.12.0 unknown
 age_case 6.12.130-200.el10.x86_64 6.12.130 unknown
 age_case 6.8.0-45-generic 6.8.0 unknown
+# A pin checked to a release older than its own: one line, no class.
+printf 'UPSTREAM_VERSION=6.12.118\nFUSE_CURRENT_TO=6.12.100\n' > "$fw/pin-bad"
+if ! a=$(sh "$age_sh" 6.12.95+deb12-amd64 6.12.95 "$fw/pin-bad" 2> "$work/err") && [ -z "$a" ] &&
+	[ "$(cat "$work/err")" = "fuse-age: $fw/pin-bad: FUSE_CURRENT_TO=6.12.100 is older than its own UPSTREAM_VERSION=6.12.118" ]; then
+	ok "fuse-age: a pin checked to a release older than its own: $(cat "$work/err")"
+else
+	echo "printed '$a'" >> "$work/err"
+	notok "fuse-age: a pin checked to a release older than its own is one error line"
+fi
 # The headers' own version: Debian's flavour Makefile includes the common one.
 mkdir -p "$fw/hdr-common" "$fw/hdr"
 printf 'VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 121\nEXTRAVERSION =\n' > "$fw/hdr-common/Makefile"
@@ -73,6 +82,17 @@ else
 	else
 		echo "ahead lines: $a1 (pin at 6.12.90), $a2 (6.1), $a3 (pin as it is); want 1 0 0" > "$work/err"
 		notok "the build's ahead line"
+	fi
+	# the module carries the verdict: modinfo fb_fuse_age (fb_compat.h)
+	ages=$(for n in ahead old61 current; do
+		sed -n 's/^#define FB_FUSE_AGE "\(.*\)"$/\1/p' "$work/repo/build/$n/fb_config.h" 2> /dev/null | tr '\n' ' '
+	done)
+	if [ "$ages" = "ahead older-series current " ] &&
+		grep -q '^FB_MODULE_INFO(fb_fuse_age, FB_FUSE_AGE);$' "$work/repo/backports/include/fb_compat.h"; then
+		ok "the module records the build's verdict (modinfo fb_fuse_age): ahead, older-series, current"
+	else
+		echo "FB_FUSE_AGE of the three builds: '$ages'" > "$work/err"
+		notok "the module records the build's verdict (modinfo fb_fuse_age)"
 	fi
 fi
 

@@ -241,6 +241,10 @@ fi
 # shellcheck source=tests/host-scripts/follow.sh
 . "$top/tests/host-scripts/follow.sh"
 
+# WHEN_AHEAD: the setting, dkms.conf's decision, modprobe's fallback.
+# shellcheck source=tests/host-scripts/when-ahead.sh
+. "$top/tests/host-scripts/when-ahead.sh"
+
 # How a run's closing count is taken (tests/lib/count.sh), on fake logs.
 # shellcheck source=tests/host-scripts/count.sh
 . "$top/tests/host-scripts/count.sh"
