@@ -22,7 +22,9 @@
 # probe fail (a fake headers .deb installed with apt: apt exits 0, on dkms
 # 3.0.10 too), and so is one whose build fails where no probe looks (its
 # Module.symvers lacks a symbol we use: our kernel hook says so in one line,
-# apt exits 0, the kernel is left to the stock module); with a drop-in kernel's headers gone, apt remove still takes
+# apt exits 0, the kernel is left to the stock module), and so is a 6.12
+# kernel ahead of our fs/fuse under WHEN_AHEAD=stock (fake headers whose
+# Makefile says a newer release; apt exits 0); with a drop-in kernel's headers gone, apt remove still takes
 # fuse, cuse and virtiofs away; FB_PREFIX=acmefs in
 # /etc/fuse-backport/fuse-backport.conf alone makes our kernel hook's DKMS
 # build acmefs.ko for the renamed kernel, and apt remove takes it away;
@@ -63,7 +65,7 @@ vm_kver=6.12.95+deb12-amd64
 
 remove_fakes() {
 	rm -rf "/usr/src/linux-headers-$fake7" "/lib/modules/$fake7" "/lib/modules/$nohdr"
-	for fk in $gatek $failk; do
+	for fk in $gatek $failk ${aheadk:-}; do
 		[ "$(pt_deb_state "linux-headers-$fk")" = not-installed ] ||
 			dpkg --purge --force-all "linux-headers-$fk" > /dev/null 2>&1
 	done
@@ -118,6 +120,8 @@ kernels=$(cd /lib/modules && for d in *; do [ -d "$d" ] && echo "$d"; done)
 . "$top/tests/pkg/deb/new-headers.sh"
 # shellcheck source=tests/pkg/deb/failed-build.sh
 . "$top/tests/pkg/deb/failed-build.sh"
+# shellcheck source=tests/pkg/deb/ahead.sh
+. "$top/tests/pkg/deb/ahead.sh"
 # shellcheck source=tests/pkg/deb/vm.sh
 . "$top/tests/pkg/deb/vm.sh"
 # shellcheck source=tests/pkg/deb/gone-headers.sh

@@ -53,7 +53,8 @@
 #                       postinst runs /etc/kernel/header_postinst.d as
 #                       Debian's does (with "fusem" instead: whole, with
 #                       FUSE, CUSE and VIRTIO_FS made modules by
-#                       tests/build/fusem.sh --copy). Sets
+#                       tests/build/fusem.sh --copy; with "ahead:X.Y.Z":
+#                       whole, its own Makefile saying Linux X.Y.Z). Sets
 #                       pt_fake_real (the kernel copied); fails when no such
 #                       kernel is installed
 #   pt_fake_image_deb KVER DIR   build DIR/linux-image-KVER.deb: the
@@ -316,6 +317,15 @@ pt_fake_headers_deb() {
 	case ${5:-} in
 	whole) ;;
 	fusem) fdesc="the headers of $pt_fake_real with FUSE as a module (fuse-backport test)" ;;
+	ahead:*)
+		# its own Makefile says VERSION.PATCHLEVEL.SUBLEVEL before the
+		# include (scripts/fuse-age.sh --headers reads the first file
+		# that has them): a release of the same series, newer
+		mk=$r/usr/src/linux-headers-$1/Makefile
+		{ echo "${5#ahead:}" | awk -F. '{ printf "VERSION = %s\nPATCHLEVEL = %s\nSUBLEVEL = %s\n", $1, $2, $3 }'; cat "$mk"; } > "$2/mk" &&
+			mv "$2/mk" "$mk" || return 1
+		fdesc="the headers of $pt_fake_real as Linux ${5#ahead:} (fuse-backport test)"
+		;;
 	unexport:*)
 		awk -v s="${5#unexport:}" '$2 != s' "$r/usr/src/linux-headers-$1/Module.symvers" > "$2/symvers" &&
 			mv "$2/symvers" "$r/usr/src/linux-headers-$1/Module.symvers" || return 1

@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# tests/pkg/deb.sh, a new kernel ahead of our fs/fuse under WHEN_AHEAD=stock.
+# Sourced by it, in its shell and its TAP count, after the parts before it
+# (tests/pkg/deb/lib.sh first).
+# Its variables are deb.sh's (pkg, name, fake7 ...: words without spaces):
+# `shellcheck -x tests/pkg/deb.sh` checks this part in its context.
+# shellcheck shell=sh disable=SC2154,SC2034,SC2086
+
+# --- WHEN_AHEAD=stock: an ahead kernel keeps its own FUSE, apt exits 0 --------
+# Fake headers of a 6.12 kernel (this host's 6.12 headers, renamed) whose
+# Makefile says a release one past the newest the pin checked to carry our
+# fs/fuse (FUSE_CURRENT_TO): ahead. With WHEN_AHEAD=stock in the admin's
+# file, installing them with apt builds nothing for it (our kernel hook and
+# dkms's run dkms.conf, which says why in one line) and exits 0; the other
+# kernels' modules are untouched. The file is put back as it was.
+pconf=/etc/fuse-backport/fuse-backport.conf
+# shellcheck source=/dev/null
+checked=$(. "$top/backports/6.12/pin" && echo "${FUSE_CURRENT_TO:-$UPSTREAM_VERSION}")
+aheadv=${checked%.*}.$((${checked##*.} + 1))
+aheadk=$aheadv+fbahead-amd64
+if [ ! -f "$pconf" ]; then
+	tap_check 1 "WHEN_AHEAD=stock: no $pconf (fuse-backport-tools installed?)"
+elif pt_fake_headers_deb $aheadk "$pt_tmp/aheadfake" "" "6.12.*-amd64" "ahead:$aheadv" 2> "$pt_tmp/aheadfake.log"; then
+	cp -p "$pconf" "$pt_tmp/conf.keep"
+	echo 'WHEN_AHEAD=stock' >> "$pconf"
+	others=$(sums)
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 install -y -q \
+		"$pt_tmp/aheadfake/linux-headers-$aheadk.deb" > "$pt_tmp/ahead.log" 2>&1
+	rc=$?
+	tap_check $rc "apt install headers of $aheadk (Linux $aheadv, ahead of $checked) with WHEN_AHEAD=stock exits 0"
+	[ $rc = 0 ] || pt_log "$pt_tmp/ahead.log" 15
+	want="ahead of our fs/fuse: $aheadk (Linux $aheadv) is newer than $checked"
+	n=$(grep -c "not building for this kernel: $want.*; WHEN_AHEAD=stock in $pconf keeps its own FUSE\$" "$pt_tmp/ahead.log")
+	[ "$n" -ge 1 ] && [ "$(pt_deb_state "linux-headers-$aheadk")" = installed ] && [ -z "$(our_modules $aheadk)" ] &&
+		! dkms status -m $name -k $aheadk 2> /dev/null | grep -q . && ! grep -q 'Building module' "$pt_tmp/ahead.log"
+	tap_check $? "$aheadk: nothing built, the headers configured, the line says why ($n times: $(grep -m1 'not building for this kernel: ahead' "$pt_tmp/ahead.log" | cut -c1-120))"
+	[ -n "$others" ] && [ "$(sums)" = "$others" ]
+	tap_check $? "the other kernels' modules are untouched ($(echo "$others" | grep -c .) files)"
+	dpkg --purge "linux-headers-$aheadk" > /dev/null 2>&1
+	cp -p "$pt_tmp/conf.keep" "$pconf"
+else
+	tap_check 1 "fake headers of $aheadk built ($(tail -n 1 "$pt_tmp/aheadfake.log"))"
+fi
