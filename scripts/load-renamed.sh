@@ -13,9 +13,10 @@
 # fusebp, as the DKMS build reads it), modprobe loads it, so /dev/fusebp
 # exists after boot; its status is ours. Where it has none (FUSE is a
 # module: the drop-in flavor; a kernel outside the series we serve, or
-# without a build of ours), one line on stderr (the journal) and exit 0:
-# nothing to load is no failure of the boot. A `modprobe fusebp` by anyone
-# else is left as it is: it fails where there is no fusebp.
+# without a build of ours), or where its module does not load, one line on
+# stderr (the journal) and exit 0: nothing loaded is no failure of the
+# boot. A `modprobe fusebp` by anyone else is left as it is: it fails where
+# there is no fusebp.
 #
 # usage: load-renamed   (modprobe runs it: modprobe fuse-backport-boot)
 # environment: FB_PREFIX, FB_CONF_FILE (scripts/prefix.sh's); modinfo,
@@ -28,4 +29,11 @@ if ! modinfo -k "$k" -F filename "$p" > /dev/null 2>&1; then
 	echo "fuse-backport: $k has no $p module (FUSE is a module here, or no build of ours for it): nothing to load" >&2
 	exit 0
 fi
-exec modprobe "$p"
+# A module that does not load (a signature the kernel refuses, a build that
+# does not fit) is no failure of the boot either: one line, and the built-in
+# FUSE serves; fuse-backport status reports it (degraded).
+if ! err=$(modprobe "$p" 2>&1); then
+	err=$(echo "$err" | tail -n 1)
+	echo "fuse-backport: $k: $p did not load (${err:-modprobe failed}); the built-in FUSE serves" >&2
+fi
+exit 0
