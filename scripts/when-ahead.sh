@@ -8,10 +8,11 @@
 # usage: scripts/when-ahead.sh
 #          prints the setting, serve or stock
 #        scripts/when-ahead.sh KVER KDIR BASE
-#          dkms.conf's question: exit 1 with one line on stdout (why it
-#          keeps its own FUSE) where the setting is stock and KVER (its
-#          headers KDIR) is ahead of base BASE's fs/fuse (scripts/fuse-age.sh);
-#          exit 0, nothing on stdout, otherwise
+#          dkms.conf's question, where KVER (its headers KDIR) is ahead of
+#          base BASE's fs/fuse (scripts/fuse-age.sh): with stock, exit 1
+#          and one line on stdout (why it keeps its own FUSE); with serve,
+#          exit 0 and one line (that it is ahead). Not ahead: exit 0,
+#          nothing on stdout
 # environment: FB_CONF_FILE (the file; the tests point it at a copy)
 # Installed beside modprobe-stock as /usr/libexec/fuse-backport/when-ahead.
 set -u
@@ -37,14 +38,16 @@ if [ $# = 0 ]; then
 	exit 0
 fi
 [ $# = 3 ] || { echo "usage: when-ahead.sh [KVER KDIR BASE]" >&2; exit 2; }
-[ "$v" = stock ] || exit 0
 here=$(cd "$(dirname "$0")" && pwd)
 age=$(sh "$here/fuse-age.sh" "$1" "$(sh "$here/fuse-age.sh" --headers "$2" 2> /dev/null)" \
 	"$here/../backports/$3/pin" 2> /dev/null) || exit 0
 case $age in
-ahead:*)
+ahead:*) ;;
+*) exit 0 ;;
+esac
+if [ "$v" = stock ]; then
 	echo "ahead of our fs/fuse: ${age#ahead: }; WHEN_AHEAD=stock in $conf keeps its own FUSE"
 	exit 1
-	;;
-esac
+fi
+echo "ahead of our fs/fuse: ${age#ahead: } (WHEN_AHEAD=serve)"
 exit 0

@@ -83,6 +83,25 @@ for kc in "$k serve" "$checked+deb12-amd64 stock" "6.1.0-57-amd64 stock" \
 	fi
 done
 
+# With serve, a read of dkms.conf that may build says it in one line (dkms
+# shows that, not the build's output); dkms status's read says nothing.
+# wa_read ACTION: dkms.conf sourced as dkms does for ACTION, its stderr
+wa_read() {
+	printf 'WHEN_AHEAD=serve\n' > "$wa/conf"
+	# shellcheck disable=SC2016 # expanded by bash -c
+	env -u FB_PREFIX FB_CONF_FILE="$wa/conf" FB_GATE_CACHE="$wa/gate" action=$1 kernelver="$k" \
+		kernel_source_dir="$wa/h/$k" dkms_tree="$wa/dkmstree" FB_IN_AUTOINSTALL_CHECK=1 \
+		bash -c '. "$1"' _ "$top/dkms.conf" 2>&1 > /dev/null | grep 'ahead'
+}
+b=$(wa_read build)
+st=$(wa_read status)
+if [ "$b" = "fuse-backport: building for it all the same: $want$checked) (WHEN_AHEAD=serve)" ] && [ -z "$st" ]; then
+	ok "dkms.conf, WHEN_AHEAD=serve: a build's read says it in one line ($b); dkms status's says nothing"
+else
+	echo "build: '$b'; status: '$st'" > "$work/err"
+	notok "dkms.conf, WHEN_AHEAD=serve: a build's read says it in one line; dkms status's says nothing"
+fi
+
 # --- modprobe's fallback -----------------------------------------------------
 # A fake tree for this host's kernel: the kernel's own cuse.ko and ours
 # under updates/dkms (depmod: modprobe's order), objects with a .modinfo;
