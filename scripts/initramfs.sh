@@ -6,8 +6,9 @@
 # module, and a FUSE or virtiofs root then keeps it even across a reboot;
 # one made while ours was installed keeps ours after its removal. For each
 # kernel whose initramfs holds a fuse.ko that is not the one modprobe
-# resolves now (ours under updates/, or the kernel's own), the image is
-# made again: update-initramfs on Debian, dracut elsewhere; one line each.
+# resolves now (ours under updates/, or the kernel's own; at the same path,
+# another build: its srcversion), the image is made again:
+# update-initramfs on Debian, dracut elsewhere; one line each.
 # The package runs it after its builds (postinst, %post) and after DKMS
 # removed its modules (prerm, %preun). Kernels whose image holds no
 # fuse.ko, or the right one, are left alone.
@@ -53,6 +54,23 @@ resolves() {
 	modinfo -k "$1" -F filename fuse 2> /dev/null | fuse_ko "$1"
 }
 
+# srcversion of the module at lib/modules/KVER/REL (no suffix) in IMG;
+# empty: cannot tell. Debian's image unpacked whole (unmkinitramfs: early
+# and main archives), dracut's file printed by lsinitrd.
+held_srcversion() {
+	t=$(mktemp -d "${TMPDIR:-/tmp}/fb-initramfs.XXXXXX") || return 0
+	if command -v unmkinitramfs > /dev/null; then
+		unmkinitramfs "$1" "$t/x" > /dev/null 2>&1
+		f=$(find "$t/x" -path "*/lib/modules/$2/$3*" -name 'fuse.ko*' 2> /dev/null | head -n 1)
+	elif command -v lsinitrd > /dev/null; then
+		p=$(lsinitrd "$1" 2> /dev/null | awk '{ print $NF }' | grep "lib/modules/$2/$3" | head -n 1)
+		f=$t/${p##*/}
+		[ -z "$p" ] || lsinitrd -f "$p" "$1" > "$f" 2> /dev/null || f=""
+	fi
+	[ -z "${f:-}" ] || modinfo -F srcversion "$f" 2> /dev/null
+	rm -rf "$t"
+}
+
 remake() {
 	if command -v update-initramfs > /dev/null; then
 		update-initramfs -u -k "$1"
@@ -77,8 +95,19 @@ for k in "$@"; do
 	img=$(image_of "$k") || continue
 	have=$(held "$img" "$k")
 	want=$(resolves "$k")
-	if [ -z "$have" ] || [ -z "$want" ] || [ "$have" = "$want" ]; then
+	if [ -z "$have" ] || [ -z "$want" ]; then
 		continue
+	fi
+	# The same path: the same build? An upgrade or a rollback leaves ours
+	# at the same path with other code.
+	if [ "$have" = "$want" ]; then
+		sv=$(modinfo -k "$k" -F srcversion fuse 2> /dev/null)
+		hv=$(held_srcversion "$img" "$k" "$have")
+		if [ -z "$sv" ] || [ -z "$hv" ] || [ "$sv" = "$hv" ]; then
+			continue
+		fi
+		have="$have (srcversion $hv)"
+		want="$want, srcversion $sv"
 	fi
 	case $want in
 	updates/*) who="ours" ;;

@@ -213,7 +213,7 @@ else
 	tap_skip "the postinst's Secure Boot line" "CONFIG_MODULE_SIG is not set for $kver"
 fi
 # modprobe's fallback is there with it, owned by the common package.
-sc=$(modprobe --showconfig 2> /dev/null | grep -c '^install \(fuse\|cuse\|virtiofs\) /bin/sh /usr/libexec/fuse-backport/modprobe-stock ')
+sc=$(modprobe --showconfig 2> /dev/null | grep -c "^install \(fuse\|cuse\|virtiofs\) /bin/sh -c 'test ! -e /usr/libexec/fuse-backport/modprobe-stock || exec /bin/sh /usr/libexec/fuse-backport/modprobe-stock \"\$0\" \"\$@\"; exec modprobe --ignore-install \"\$0\" \"\$@\"' \(fuse\|cuse\|virtiofs\) ")
 [ "$sc" = 3 ] && [ -x /usr/libexec/fuse-backport/modprobe-stock ] &&
 	[ "$(dpkg-query -S /usr/lib/modprobe.d/fuse-backport.conf 2> /dev/null | cut -d: -f1)" = "$common" ]
 tap_check $? "installed with it ($common): modprobe --showconfig sends fuse, cuse and virtiofs through modprobe-stock ($sc of 3)"
@@ -333,7 +333,7 @@ if [ -n "$k61" ]; then
 				n=${m##*/}
 				n=${n%%.ko*}
 				names="$names $n"
-				grep -q "^install $n /bin/sh /usr/libexec/fuse-backport/modprobe-stock $n " \
+				grep -q "^install $n /bin/sh -c '.*/usr/libexec/fuse-backport/modprobe-stock .*' $n " \
 					"$pt_tmp/c61/usr/lib/modprobe.d/fuse-backport.conf" || fb=1
 				case $pl in *" $n,"* | *" $n will not load"*) ;; *) fb=1 ;; esac
 			done

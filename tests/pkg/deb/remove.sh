@@ -27,6 +27,10 @@ if [ -n "$irk" ]; then
 	[ "$(initrd_fuse "$irk")" = kernel/fs/fuse/fuse.ko ] &&
 		grep -q "the initramfs of $irk held updates/dkms/fuse.ko; made again with the kernel's own (kernel/fs/fuse/fuse.ko)" "$pt_tmp/remove.log"
 	tap_check $? "$irk: apt remove made its initramfs again, with the kernel's own fuse.ko ($(initrd_fuse "$irk"); $(grep -m 1 'initramfs of' "$pt_tmp/remove.log"))"
+	# and, once dpkg removed our files, without our modprobe.d file
+	left=$(lsinitramfs "/boot/initrd.img-$irk" 2> /dev/null | grep 'modprobe\.d/fuse-backport\.conf$')
+	[ -z "$left" ] && grep -q "the initramfs of $irk held files of ours; made again without them" "$pt_tmp/remove.log"
+	tap_check $? "$irk: after apt remove its initramfs holds no file of ours${left:+ ($left)} ($(grep -m 1 'made again without them' "$pt_tmp/remove.log" || echo 'not made again after the files went'))"
 fi
 if [ -n "$gone_k" ]; then
 	# modprobe must not resolve to a module of ours any more. Whether it

@@ -161,6 +161,50 @@ if [ -n "$irk" ]; then
 		{ { [ "$irk_prev" = kernel/fs/fuse/fuse.ko ] && [ $remade = 0 ]; } ||
 			{ [ "$irk_prev" = updates/dkms/fuse.ko ] && [ $remade = 1 ]; }; }
 	tap_check $? "$irk: after the $([ "$upgrade" = yes ] && echo upgrade || echo install) its initramfs holds our fuse.ko ($(initrd_fuse "$irk"); $(grep -m 1 'initramfs of' "$pt_tmp/install1.log" || echo 'not made again'))"
+	# The image copies our modprobe.d file, not its helper: each of the
+	# three install lines it holds must load the module as modprobe
+	# would without the file (modprobe --ignore-install; a stand-in
+	# modprobe logs it), with /usr/libexec empty in a namespace.
+	ui=$pt_tmp/initrd-unpacked
+	rm -rf "$ui"
+	unmkinitramfs "/boot/initrd.img-$irk" "$ui" > /dev/null 2>&1
+	iconf=$(find "$ui" -path '*/modprobe.d/fuse-backport.conf' 2> /dev/null | head -n 1)
+	ihelper=$(find "$ui" -path '*/fuse-backport/modprobe-stock' 2> /dev/null | head -n 1)
+	mkdir -p "$pt_tmp/ibin"
+	printf '#!/bin/sh\necho "$*" >> %s/icalls\n' "$pt_tmp" > "$pt_tmp/ibin/modprobe"
+	chmod 755 "$pt_tmp/ibin/modprobe"
+	bad=""
+	for n in fuse cuse virtiofs; do
+		line=$(sed -n "s/^install $n //p" "$iconf" 2> /dev/null | sed 's/\$CMDLINE_OPTS//')
+		: > "$pt_tmp/icalls"
+		# shellcheck disable=SC2016 # expanded by the inner shell
+		[ -n "$line" ] && unshare -m sh -c 'mount -t tmpfs none /usr/libexec || exit 99
+			PATH=$1:$PATH; exec /bin/sh -c "$2"' _ "$pt_tmp/ibin" "$line" > "$pt_tmp/iout" 2>&1
+		[ "$(cat "$pt_tmp/icalls")" = "--ignore-install $n" ] || bad="$bad $n ($(head -n 1 "$pt_tmp/iout"))"
+	done
+	[ -n "$iconf" ] && [ -z "$ihelper" ] && [ -z "$bad" ]
+	tap_check $? "$irk: its initramfs holds our modprobe.d file (${iconf#"$ui"/}) without the helper, and fuse, cuse and virtiofs each load as modprobe would without it${bad:+; not:$bad}"
+	# Another build of ours at the same path: an image made with the
+	# kernel's own fuse.ko in place of ours (another srcversion), then ours
+	# put back. initramfs.sh compares the builds, not the paths.
+	of=$(modinfo -k "$irk" -F filename fuse 2> /dev/null)
+	sf=$(find "/lib/modules/$irk/kernel/fs/fuse" -name 'fuse.ko*' | head -n 1)
+	case $of in
+	*/updates/dkms/fuse.ko)
+		cp -p "$of" "$pt_tmp/fuse.ko.ours"
+		cp "$sf" "$of" && mkinitramfs -o "/boot/initrd.img-$irk" "$irk" > /dev/null 2>&1
+		cp -p "$pt_tmp/fuse.ko.ours" "$of"
+		sh /usr/src/$name-$ver/scripts/initramfs.sh "$pkg" "$irk" > "$pt_tmp/same-path.log" 2>&1
+		want=$(modinfo -F srcversion "$of")
+		rm -rf "$ui"
+		unmkinitramfs "/boot/initrd.img-$irk" "$ui" > /dev/null 2>&1
+		got=$(find "$ui" -path "*/lib/modules/$irk/updates/dkms/fuse.ko" -exec modinfo -F srcversion {} \; 2> /dev/null | head -n 1)
+		grep -q "^$pkg: the initramfs of $irk held updates/dkms/fuse.ko (srcversion .*); made again with ours (updates/dkms/fuse.ko, srcversion $want)\$" \
+			"$pt_tmp/same-path.log" && [ "$got" = "$want" ]
+		tap_check $? "$irk: an initramfs holding another build of ours at the same path is made again with this one (srcversion ${got:-none}, want $want; $(head -n 1 "$pt_tmp/same-path.log"))"
+		;;
+	*) tap_check 1 "$irk: modprobe resolves fuse to ours under updates/dkms (${of:-nothing})" ;;
+	esac
 fi
 grep -q "not building for $fake7: kernel $fake7 is outside every base" "$pt_tmp/install1.log" &&
 	! dkms status -m $name 2> /dev/null | grep -q ", $fake7," && [ -z "$(our_modules $fake7)" ]
