@@ -104,25 +104,25 @@ static void take_tunables(void)
 }
 
 /*
- * The running kernel is ahead of our fs/fuse (fact_age.c): "K (Linux V) is
- * newer than C, ...", allocated, else NULL.
+ * The running kernel is ahead of our fs/fuse (fact_age.c): "the running
+ * kernel K (Linux V) is ahead of ours: ...", allocated, else NULL.
  */
 static char *running_ahead(void)
 {
+	const struct fb_base *b;
 	struct utsname u;
-	char *v, *ev, *why;
-	enum fuse_age age;
+	char *v, *ev, *why, *s = NULL;
 
 	if (uname(&u))
 		return NULL;
-	age = fuse_age(u.release, &v, &ev, &why);
+	b = base_for(u.release);
+	if (fuse_age(u.release, &v, &ev, &why) == AGE_AHEAD)
+		s = fb_fmt("the running kernel %s (Linux %s) is ahead of ours: newer than %s, the newest release checked to carry our fs/fuse (base %s)",
+			   u.release, v, b->current_to, b->upstream);
 	free(v);
 	free(ev);
-	if (age != AGE_AHEAD) {
-		free(why);
-		return NULL;
-	}
-	return why;
+	free(why);
+	return s;
 }
 
 static int switch_on(void)
