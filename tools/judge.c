@@ -379,7 +379,7 @@ static void judge_age(struct fuse_state *st)
 			boot = fb_fmt("ours serves it%s, though its own FUSE may have fixes ours lacks",
 				      k->ours.file ? "" : " once built");
 		else if (!k->ours.file)
-			continue;	/* why_none says it */
+			boot = fb_strdup("its own FUSE serves it, and DKMS builds nothing for it");
 		else if (prebuilt(k->ours.file))
 			boot = fb_strdup("its own FUSE serves it (modprobe loads the kernel's own module in place of our prebuilt one)");
 		else
@@ -451,7 +451,7 @@ void judge(struct fuse_state *st)
 
 		if (k->newest || k->running)
 			continue;
-		if (!k->ours.file)
+		if (!k->ours.file && !ahead_stock(st, k))	/* else judge_age() notes it */
 			note(st, fb_fmt("kernel %s has no module of ours: %s", k->kver, k->why_none));
 		else if (!base_for(k->kver))
 			note_unserved(st, k);

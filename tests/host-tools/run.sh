@@ -597,6 +597,28 @@ else
 	[ "$rc" != 99 ] && [ "$(aj '.kernels[0].fuse_age')" = older-series ] && ! aj '.problems[]' | grep -q 'ahead'
 	check $? "status, running $ok61 (Linux $kmin.158): older-series, no ahead problem (exit $rc: $(aj '.kernels[0].fuse_age_why'))"
 
+	# another installed kernel ahead, the newest: a note on what it gets at
+	# boot, not degraded; under stock without a module of ours, no warning
+	ck=${cur%.*}.2-fbcurrent-amd64 nk=${cur%.*}.3-fbnewer-amd64
+	age_kernel "$nk" "$lv" 1
+	mv "/lib/modules/$nk" "$work/nk"
+	age_kernel "$ck" "$cur" 1
+	mv "$work/nk" "/lib/modules/$nk"
+	age_run "$ck" 'WHEN_AHEAD=serve\n' 1 "$tool" status --json --no-probe
+	rc=$(cat "$work/age.rc")
+	n=$(aj '.notes[]' | grep "^kernel $nk is ahead")
+	[ "$rc" = 0 ] && [ "$(aj '.kernels[] | select(.running) | .fuse_age')" = current ] &&
+		[ "$n" = "kernel $nk is ahead of ours (Linux $lv is newer than $cur, the newest release checked to carry our fs/fuse (base $up)): at boot, ours serves it, though its own FUSE may have fixes ours lacks (WHEN_AHEAD=serve in $conf)" ]
+	check $? "status, running $ck (current), newest $nk ahead with ours, WHEN_AHEAD=serve: healthy (exit $rc), note: ${n:-none}; problems: $(aj '.problems | join("; ")')"
+	rm -rf "/lib/modules/$nk/updates" "/lib/modules/$nk/modules.dep"
+	age_run "$ck" 'WHEN_AHEAD=stock\n' 1 "$tool" status --json --no-probe
+	rc=$(cat "$work/age.rc")
+	n=$(aj '.notes[]' | grep "^kernel $nk ")
+	[ "$rc" = 0 ] && [ "$(aj '.warning')" = null ] &&
+		[ "$n" = "kernel $nk is ahead of ours (Linux $lv is newer than $cur, the newest release checked to carry our fs/fuse (base $up)): at boot, its own FUSE serves it, and DKMS builds nothing for it (WHEN_AHEAD=stock in $conf)" ] &&
+		aj '.kernels[] | select(.kernel == "'"$nk"'") | .why_none' | grep -q "^the kernel's own FUSE serves it by choice (WHEN_AHEAD=stock in $conf)"
+	check $? "status, running $ck, newest $nk ahead without ours, WHEN_AHEAD=stock: healthy, no warning (exit $rc), note: ${n:-none}; problems: $(aj '.problems | join("; ")')"
+
 	# takeover boot, TAKEOVER=yes, WHEN_AHEAD=stock, running kernel ahead: one line, exit 0, nothing switched
 	age_kernel "$ak" "$lv" 1
 	age_run "$ak" 'TAKEOVER=yes\nWHEN_AHEAD=stock\n' 1 "$tool" takeover boot
