@@ -84,7 +84,8 @@ char *headers_linux_version(const char *kdir, char **mkp)
 
 	if (mkp)
 		*mkp = NULL;
-	if (!fb_exists(mk) || fb_is_dir(mk) || !(buf = fb_read_file(mk, NULL))) {
+	buf = fb_exists(mk) && !fb_is_dir(mk) ? fb_read_file(mk, NULL) : NULL;
+	if (!buf) {
 		free(mk);
 		return NULL;
 	}
