@@ -25,7 +25,7 @@ fa_pin() { sed -n "s/^$2=\"\{0,1\}\([^\"]*\)\"\{0,1\}\$/\1/p" "$top/backports/$1
 up12=$(fa_pin 6.12 UPSTREAM_VERSION) up73=$(fa_pin 7.3 UPSTREAM_VERSION)
 cur12=$(fa_pin 6.12 FUSE_CURRENT_TO) cur73=$(fa_pin 7.3 FUSE_CURRENT_TO)
 cur12=${cur12:-$up12} cur73=${cur73:-$up73}
-s12=${up12%.*} s73=${up73%.*} sub12=${cur12##*.} sub73=${cur73##*.}
+ser12=${up12%.*} ser73=${up73%.*} sub12=${cur12##*.} sub73=${cur73##*.}
 min12=$(fa_pin 6.12 KERNEL_MIN)
 # fa_makefile FILE X.Y.Z: a top Makefile of that version
 fa_makefile() {
@@ -50,14 +50,14 @@ fa_kernel() {
 		fa_makefile "$fa/lib/$1/build/Makefile" "$4"
 	fi
 }
-fa_kernel "$s12.1-fbage-ahead-amd64" 6.12 ahead "$s12.$((sub12 + 1))"
-fa_kernel "$s12.2-fbage-current-amd64" 6.12 current "$cur12"
-fa_kernel "$s12.3+deb-fbage-flavour-amd64" 6.12 ahead "$s12.$((sub12 + 1))" flavour
+fa_kernel "$ser12.1-fbage-ahead-amd64" 6.12 ahead "$ser12.$((sub12 + 1))"
+fa_kernel "$ser12.2-fbage-current-amd64" 6.12 current "$cur12"
+fa_kernel "$ser12.3+deb-fbage-flavour-amd64" 6.12 ahead "$ser12.$((sub12 + 1))" flavour
 fa_kernel "$min12.57-fbage-older-amd64" 6.12 older-series "$min12.158"
-fa_kernel "$s12.0-55.24.1.el10_0.x86_64" 6.12 unknown "$s12.0"
+fa_kernel "$ser12.0-55.24.1.el10_0.x86_64" 6.12 unknown "$ser12.0"
 fa_kernel 6.8.0-78-generic 6.12 unknown 6.8.0
-fa_kernel "$s12.$((sub12 + 2))-fbage-noheaders-amd64" 6.12 ahead
-fa_kernel "$s73.1+deb13-fbage-ahead-amd64" 7.3 ahead "$s73.$((sub73 + 1))"
+fa_kernel "$ser12.$((sub12 + 2))-fbage-noheaders-amd64" 6.12 ahead
+fa_kernel "$ser73.1+deb13-fbage-ahead-amd64" 7.3 ahead "$ser73.$((sub73 + 1))"
 
 ns=-m
 [ "$(id -u)" = 0 ] || ns=-rm
