@@ -47,17 +47,17 @@ int takeover_configured(char **why)
 	return ret;
 }
 
-/* KEY= of BUF (the config file): its last such line, quotes taken off; NULL for none. */
-static char *conf_value(char *buf, const char *key)
+/* KEY= (given with its "=") of BUF, the config file: its last such line, quotes taken off; NULL for none. */
+static char *conf_value(char *buf, const char *key_eq)
 {
 	char *line, *save = NULL, *v, *ret = NULL;
 	size_t n;
 
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		line = fb_strip(line);
-		if (!fb_has_prefix(line, key) || line[strlen(key)] != '=')
+		if (!fb_has_prefix(line, key_eq))
 			continue;
-		v = line + strlen(key) + 1;
+		v = line + strlen(key_eq);
 		n = strlen(v);
 		if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
 			v[n - 1] = '\0';
@@ -77,7 +77,7 @@ char *conf_prefix(void)
 
 	if (!buf)
 		return NULL;
-	ret = conf_value(buf, "FB_PREFIX");
+	ret = conf_value(buf, "FB_PREFIX=");
 	free(buf);
 	return ret;
 }
@@ -89,7 +89,7 @@ char *conf_prefix(void)
 int when_ahead_configured(char **why)
 {
 	char *buf = fb_read_file(FB_CONF_FILE, NULL);
-	char *v = buf ? conf_value(buf, "WHEN_AHEAD") : NULL;
+	char *v = buf ? conf_value(buf, "WHEN_AHEAD=") : NULL;
 	int ret;
 
 	if (!buf)
