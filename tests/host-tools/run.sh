@@ -626,6 +626,12 @@ else
 	[ "$rc" = 0 ] && [ "$(wc -l < "$work/age.out")" = 1 ] && [ "$(cat "$work/age.param")" = 0 ] &&
 		grep -q "^takeover: not taking over, nothing loaded: the running kernel $ak (Linux $lv) is ahead of ours: newer than $cur, .*; WHEN_AHEAD=stock in $conf leaves it its own FUSE\$" "$work/age.out"
 	check $? "takeover boot, running $ak ahead, WHEN_AHEAD=stock: exit $rc, one line, takeover parameter $(cat "$work/age.param" 2> /dev/null) ($(head -n 1 "$work/age.out"))"
+	# takeover on by hand obeys the admin, with one warning line
+	age_run "$ak" 'TAKEOVER=no\nWHEN_AHEAD=stock\n' 1 "$tool" takeover on
+	rc=$(cat "$work/age.rc")
+	[ "$rc" = 0 ] && [ "$(cat "$work/age.param")" = 1 ] && [ "$(grep -c 'warning' "$work/age.out")" = 1 ] &&
+		grep -q "warning: the running kernel $ak (Linux $lv) is ahead of ours: newer than $cur" "$work/age.out"
+	check $? "takeover on, running $ak ahead, WHEN_AHEAD=stock: switched on (exit $rc, parameter $(cat "$work/age.param" 2> /dev/null)), one warning ($(grep -m1 warning "$work/age.out" | cut -c1-160))"
 	# the same with WHEN_AHEAD=serve switches it on (the shim and the fake are right)
 	age_run "$ak" 'TAKEOVER=yes\nWHEN_AHEAD=serve\n' 1 "$tool" takeover boot
 	[ "$(cat "$work/age.param")" = 1 ]
