@@ -10,7 +10,9 @@
  *   fuse-backport takeover boot       what the boot unit runs: on where
  *                                     TAKEOVER=yes and FUSE is built in;
  *                                     with TAKEOVER=no there, the module
- *                                     loaded beside it (/dev/fusebp)
+ *                                     loaded beside it (/dev/fusebp);
+ *                                     neither where the kernel is ahead
+ *                                     of our fs/fuse and WHEN_AHEAD=stock
  *
  * Every refusal is one line and changes nothing; the kernel logs its own.
  */
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -98,6 +101,28 @@ static void take_tunables(void)
 	copy_tunables("/proc/sys/fs/fuse", "/proc/sys/fs/" FB_PREFIX, &done);
 	printf("takeover: the built-in's values carried over: %s\n", done ? done : "none");
 	free(done);
+}
+
+/*
+ * The running kernel is ahead of our fs/fuse (fact_age.c): "the running
+ * kernel K (Linux V) is ahead of ours: ...", allocated, else NULL.
+ */
+static char *running_ahead(void)
+{
+	const struct fb_base *b;
+	struct utsname u;
+	char *v, *ev, *why, *s = NULL;
+
+	if (uname(&u))
+		return NULL;
+	b = base_for(u.release);
+	if (fuse_age(u.release, &v, &ev, &why) == AGE_AHEAD)
+		s = fb_fmt("the running kernel %s (Linux %s) is ahead of ours: newer than %s, the newest release checked to carry our fs/fuse (base %s)",
+			   u.release, v, b->current_to, b->upstream);
+	free(v);
+	free(ev);
+	free(why);
+	return s;
 }
 
 static int switch_on(void)
@@ -183,9 +208,22 @@ static int boot_side_by_side(void)
 /* The boot unit: on if configured, else fusebp side by side where FUSE is built in; never fails a boot for a kernel it does not fit. */
 static int boot(void)
 {
-	char *why;
-	int conf = takeover_configured(&why);
+	char *why, *ahead = running_ahead();
+	int conf, stock;
 	char fuse = running_fuse_config();
+
+	/* WHEN_AHEAD=stock: a kernel ahead of ours keeps its own FUSE, nothing loaded */
+	stock = when_ahead_configured(&why) == 0;
+	if (ahead && stock && fuse != 'm') {
+		printf("takeover: not taking over, nothing loaded: %s; %s leaves it its own FUSE\n",
+		       ahead, why);
+		free(ahead);
+		free(why);
+		return 0;
+	}
+	free(ahead);
+	free(why);
+	conf = takeover_configured(&why);
 
 	if (conf != 1) {
 		printf("takeover: not configured (%s)\n", why);
@@ -216,12 +254,20 @@ static void show(void)
 
 int fb_cmd_takeover(int argc, char **argv)
 {
+	char *why;
+
 	if (argc < 2) {
 		show();
 		return 0;
 	}
-	if (argc == 2 && !strcmp(argv[1], "on"))
+	if (argc == 2 && !strcmp(argv[1], "on")) {
+		why = running_ahead();
+		if (why)
+			fb_msg("warning: %s: its own FUSE may have fixes ours lacks (WHEN_AHEAD=stock in " FB_CONF_FILE " leaves it its own at boot)",
+			       why);
+		free(why);
 		return switch_on();
+	}
 	if (argc == 2 && !strcmp(argv[1], "off"))
 		return switch_off();
 	if (argc == 2 && !strcmp(argv[1], "boot"))
@@ -231,7 +277,8 @@ int fb_cmd_takeover(int argc, char **argv)
 		       "  (none)  the setting (TAKEOVER= in " FB_CONF_FILE ") and the state\n"
 		       "  on|off  switch the takeover of the built-in FUSE now\n"
 		       "  boot    on, where TAKEOVER=yes and FUSE is built in; with TAKEOVER=no\n"
-		       "          there, " FB_PREFIX " loaded beside it (the boot unit)\n");
+		       "          there, " FB_PREFIX " loaded beside it (the boot unit); neither\n"
+		       "          where the kernel is ahead of our fs/fuse and WHEN_AHEAD=stock\n");
 		return 0;
 	}
 	fb_msg("usage: fuse-backport takeover [on|off|boot]");

@@ -34,6 +34,7 @@ int collect_status(struct fuse_state *st)
 	survey_type_server(st, &st->servers[1], FB_PREFIX, FB_PREFIX);
 	st->takeover.configured = takeover_configured(&st->takeover.evidence);
 	st->takeover.active = takeover_active();
+	st->when_ahead.value = when_ahead_configured(&st->when_ahead.evidence);
 	st->conf_prefix = conf_prefix();
 	survey_signing(st);
 	return 0;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * fuse-backport status, collect: the installed kernels (/lib/modules),
- * how each has FUSE, our module installed for it, the DKMS builds and the
+ * how each has FUSE, its Linux version and its FUSE's age against ours
+ * (fact_age.c), our module installed for it, the DKMS builds and the
  * kernel hook's record of a failed build.
  */
 #include <dirent.h>
@@ -186,6 +187,8 @@ int survey_kernels(struct fuse_state *st)
 		k->headers = fb_exists(p);
 		free(p);
 		k->fuse_cfg = kernel_fuse_config(k->kver, &k->config_evidence);
+		k->age = fuse_age(k->kver, &k->linux_version, &k->linux_version_evidence,
+				  &k->age_why);
 		kernel_ours(st, k);
 		kernel_dkms(k, st->uts.machine);
 		build_failed(k);

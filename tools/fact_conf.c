@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * fuse-backport facts: the admin's settings in FB_CONF_FILE: TAKEOVER=
- * (the boot unit and status read it) and FB_PREFIX= (the name DKMS builds
- * the renamed module with, scripts/prefix.sh).
+ * (the boot unit and status read it), WHEN_AHEAD= (what a kernel ahead of
+ * our fs/fuse gets: the build, the load, the boot and status read it) and
+ * FB_PREFIX= (the name DKMS builds the renamed module with,
+ * scripts/prefix.sh).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -45,20 +47,17 @@ int takeover_configured(char **why)
 	return ret;
 }
 
-/* FB_PREFIX= of the config file: its last such line, NULL for none. */
-char *conf_prefix(void)
+/* KEY= (given with its "=") of BUF, the config file: its last such line, quotes taken off; NULL for none. */
+static char *conf_value(char *buf, const char *key_eq)
 {
-	char *buf = fb_read_file(FB_CONF_FILE, NULL);
 	char *line, *save = NULL, *v, *ret = NULL;
 	size_t n;
 
-	if (!buf)
-		return NULL;
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		line = fb_strip(line);
-		if (!fb_has_prefix(line, "FB_PREFIX="))
+		if (!fb_has_prefix(line, key_eq))
 			continue;
-		v = line + strlen("FB_PREFIX=");
+		v = line + strlen(key_eq);
 		n = strlen(v);
 		if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
 			v[n - 1] = '\0';
@@ -67,6 +66,48 @@ char *conf_prefix(void)
 		free(ret);
 		ret = fb_strdup(v);
 	}
+	return ret;
+}
+
+/* FB_PREFIX= of the config file: its last such line, NULL for none. */
+char *conf_prefix(void)
+{
+	char *buf = fb_read_file(FB_CONF_FILE, NULL);
+	char *ret;
+
+	if (!buf)
+		return NULL;
+	ret = conf_value(buf, "FB_PREFIX=");
+	free(buf);
+	return ret;
+}
+
+/*
+ * WHEN_AHEAD= of the config file, its last such line: serve 1, stock 0;
+ * no file, no key: serve; another value: -2, and serve is used.
+ */
+int when_ahead_configured(char **why)
+{
+	char *buf = fb_read_file(FB_CONF_FILE, NULL);
+	char *v = buf ? conf_value(buf, "WHEN_AHEAD=") : NULL;
+	int ret;
+
+	if (!buf)
+		*why = fb_fmt("%s: %s: serve", FB_CONF_FILE, strerror(errno));
+	else if (!v)
+		*why = fb_strdup("no WHEN_AHEAD= in " FB_CONF_FILE ": serve");
+	if (!v) {
+		free(buf);
+		return 1;
+	}
+	if (!strcmp(v, "serve") || !strcmp(v, "stock")) {
+		ret = !strcmp(v, "serve");
+		*why = fb_fmt("WHEN_AHEAD=%s in %s", v, FB_CONF_FILE);
+	} else {
+		ret = -2;
+		*why = fb_fmt("WHEN_AHEAD=%s in %s is not serve or stock; serve is used", v, FB_CONF_FILE);
+	}
+	free(v);
 	free(buf);
 	return ret;
 }

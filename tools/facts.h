@@ -8,6 +8,8 @@
  *                   modules.dep resolves a name to
  *   fact_kmod.c     modinfo (kmod) of a module file; is a version ours
  *   fact_bases.c    the bases of this release and the series they serve
+ *   fact_age.c      a kernel's Linux version, and how its own FUSE compares
+ *                   in age with its base's (scripts/fuse-age.sh's rule)
  *   fact_conf.c     the admin's settings (FB_CONF_FILE)
  *   fact_fusectl.c  the takeover's state and the FUSE control file systems
  *   fact_probe.c    the FUSE_INIT request of a throwaway mount (fb.h)
@@ -26,15 +28,43 @@
 #error "FB_BASES is not defined: build with tools/Makefile (it reads backports/*/pin)"
 #endif
 
-/* A base: the kernel series it serves, from and to, and its module version. */
+/*
+ * A base: the kernel series it serves, from and to, its module version, the
+ * upstream release its fs/fuse is (UPSTREAM_VERSION) and the newest release
+ * checked to carry exactly that fs/fuse (FUSE_CURRENT_TO).
+ */
 struct fb_base {
-	const char *min, *max, *version;
+	const char *min, *max, *version, *upstream, *current_to;
 };
 
 /* The base serving kernel release KVER by its series, or NULL. */
 const struct fb_base *base_for(const char *kver);
 /* "6.1 to 6.12, 7.2 to 7.2, 7.3 to 7.3": what the bases serve. */
 char *served_series(void);
+
+/* fact_age.c: the classes of scripts/fuse-age.sh; AGE_NONE: outside every base */
+enum fuse_age {
+	AGE_NONE,
+	AGE_CURRENT,
+	AGE_AHEAD,
+	AGE_OLDER_SERIES,
+	AGE_UNKNOWN,
+};
+
+/* "current", "ahead", "older-series", "unknown"; NULL for AGE_NONE */
+const char *fuse_age_name(enum fuse_age age);
+/*
+ * KDIR's VERSION.PATCHLEVEL.SUBLEVEL from its top Makefile, or the one it
+ * includes (scripts/fuse-age.sh --headers), allocated; NULL where it has
+ * none. *mk (if not NULL) is the Makefile read, allocated.
+ */
+char *headers_linux_version(const char *kdir, char **mk);
+/*
+ * How KVER's own FUSE compares with its base's: *linux_version its
+ * version (or NULL), *evidence where that comes from, *why the script's
+ * line after "CLASS: " (NULL for AGE_NONE); each allocated.
+ */
+enum fuse_age fuse_age(const char *kver, char **linux_version, char **evidence, char **why);
 
 /* fact_kmod.c */
 struct modinfo {
@@ -78,6 +108,11 @@ char running_fuse_config(void);
 
 /* TAKEOVER=: 1 yes, 0 no, -1 not set, -2 invalid; *why says where (free it). */
 int takeover_configured(char **why);
+/*
+ * WHEN_AHEAD=: 1 serve (also where it is not set), 0 stock, -2 invalid
+ * (serve is used); *why says where, or why invalid (free it).
+ */
+int when_ahead_configured(char **why);
 /*
  * FB_PREFIX= of the config file, the name fuse-backport-dkms builds the
  * renamed module with (scripts/prefix.sh), quotes taken off; NULL where it

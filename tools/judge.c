@@ -98,13 +98,64 @@ static char *build_failed(const struct kernel *k)
 		      k->failed_version, k->failed_why, k->kver, k->kver);
 }
 
+/*
+ * K (Linux V) is ahead of our fs/fuse, as its base says: "newer than C,
+ * the newest release checked to carry our fs/fuse (base U)".
+ */
+static char *ahead_of(const struct kernel *k)
+{
+	const struct fb_base *b = base_for(k->kver);
+
+	return fb_fmt("Linux %s is newer than %s, the newest release checked to carry our fs/fuse (base %s)",
+		      k->linux_version, b->current_to, b->upstream);
+}
+
+/* K is ahead and WHEN_AHEAD=stock leaves it its own FUSE. */
+static bool ahead_stock(const struct fuse_state *st, const struct kernel *k)
+{
+	return k && k->age == AGE_AHEAD && st->when_ahead.value == 0;
+}
+
+/* A module of ours is loaded (for -t fuse or -t fusebp), or the takeover is active. */
+static bool ours_loaded(const struct fuse_state *st)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(st->servers); i++)
+		if (st->servers[i].loaded && st->servers[i].ours)
+			return true;
+	return st->takeover.active == 1;
+}
+
+/*
+ * The running kernel is ahead, WHEN_AHEAD=stock, and no module of ours
+ * serves it: its own FUSE serves it by the admin's choice.
+ */
+static bool own_by_choice(const struct fuse_state *st)
+{
+	return ahead_stock(st, st->running) && !ours_loaded(st);
+}
+
+/* Is FILE our prebuilt module (the kmod package's)? modprobe passes it over for an ahead kernel under stock. */
+static bool prebuilt(const char *file)
+{
+	return file && strstr(file, "/updates/" FB_DKMS_NAME "/");
+}
+
 /* Why K has no module of ours installed, and what to do. */
-static char *why_none(const struct kernel *k)
+static char *why_none(const struct fuse_state *st, const struct kernel *k)
 {
 	char *served, *why;
 
 	if (k->fuse_cfg == 'n')
 		return fb_strdup("FUSE is disabled in this kernel");
+	if (ahead_stock(st, k)) {
+		served = ahead_of(k);
+		why = fb_fmt("the kernel's own FUSE serves it by choice (%s): it is ahead of ours (%s)",
+			     st->when_ahead.evidence, served);
+		free(served);
+		return why;
+	}
 	if (!base_for(k->kver)) {
 		served = served_series();
 		why = fb_fmt("outside every base this release has (it serves %s)", served);
@@ -135,7 +186,7 @@ static void judge_kernels(struct fuse_state *st)
 		k->flavor = k->fuse_cfg == 'm' ? "dropin" :
 			    k->fuse_cfg == 'y' ? "renamed" : NULL;
 		if (!k->ours.file)
-			k->why_none = why_none(k);
+			k->why_none = why_none(st, k);
 	}
 }
 
@@ -226,7 +277,7 @@ static void judge_takeover(struct fuse_state *st)
 
 	if (t->configured == -2)
 		problem(st, fb_strdup(t->evidence));
-	if (!r || r->fuse_cfg != 'y' || !r->ours.file)
+	if (!r || r->fuse_cfg != 'y' || !r->ours.file || own_by_choice(st))
 		return;
 	if (t->configured == 1 && t->active != 1)
 		problem(st, fb_fmt("takeover is configured (%s) but not active: new -t fuse mounts go to the built-in FUSE; run 'fuse-backport takeover on' (the kernel log says why it is off)",
@@ -288,6 +339,60 @@ static const char *sig_hint(const struct fuse_state *st)
 		      st->signing.why, by ? by : "not installed");
 }
 
+/*
+ * The age of the kernels' own FUSE against ours (fact_age.c) and
+ * WHEN_AHEAD=: the running kernel ahead and served by ours is degraded
+ * (under stock too: a module built before the setting); its own FUSE
+ * serving it under stock is a note; another kernel ahead is a note on what
+ * it gets at boot.
+ */
+static void judge_age(struct fuse_state *st)
+{
+	const struct when_ahead_info *w = &st->when_ahead;
+	const struct kernel *r = st->running;
+	char *a;
+	int i;
+
+	if (w->value == -2)
+		problem(st, fb_strdup(w->evidence));
+	if (r && r->age == AGE_AHEAD) {
+		a = ahead_of(r);
+		if (w->value == 0 && ours_loaded(st))
+			problem(st, fb_fmt("%s, but ours serves the running kernel %s, which is ahead of ours (%s): it was built before the setting; to hand %s back to its own FUSE: dkms remove -m %s -k %s, then reboot",
+					   w->evidence, r->kver, a, r->kver, FB_DKMS_NAME, r->kver));
+		else if (w->value == 0)
+			note(st, fb_fmt("the kernel's own FUSE serves %s by choice (%s): it is ahead of ours (%s)",
+					r->kver, w->evidence, a));
+		else if (ours_loaded(st) || st->servers[0].kind == K_OURS_DROPIN ||
+			 st->servers[1].kind == K_OURS_RENAMED)
+			problem(st, fb_fmt("the running kernel %s is ahead of ours and ours serves it (%s): %s; its own FUSE may have fixes ours lacks: install a release of fuse-backport that follows it, or set WHEN_AHEAD=stock in " FB_CONF_FILE " to leave it its own FUSE (then: dkms remove -m %s -k %s, and reboot)",
+					   r->kver, w->evidence, a, FB_DKMS_NAME, r->kver));
+		free(a);
+	}
+	for (i = 0; i < st->nkernels; i++) {
+		const struct kernel *k = &st->kernels[i];
+		char *boot;
+
+		if (k->running || k->age != AGE_AHEAD)
+			continue;
+		if (w->value != 0)
+			boot = fb_fmt("ours serves it%s, though its own FUSE may have fixes ours lacks",
+				      k->ours.file ? "" : " once built");
+		else if (!k->ours.file)
+			boot = fb_strdup("its own FUSE serves it, and DKMS builds nothing for it");
+		else if (prebuilt(k->ours.file))
+			boot = fb_strdup("its own FUSE serves it (modprobe loads the kernel's own module in place of our prebuilt one)");
+		else
+			boot = fb_fmt("ours serves it, built before the setting (to leave it its own FUSE: dkms remove -m %s -k %s)",
+				      FB_DKMS_NAME, k->kver);
+		a = ahead_of(k);
+		note(st, fb_fmt("kernel %s is ahead of ours (%s): at boot, %s (%s)", k->kver, a, boot,
+				w->evidence));
+		free(boot);
+		free(a);
+	}
+}
+
 void judge(struct fuse_state *st)
 {
 	struct kernel *r = st->running;
@@ -303,6 +408,8 @@ void judge(struct fuse_state *st)
 		problem(st, fb_fmt("the running kernel %s: %s (%s)", r->kver,
 				   r->fuse_cfg == 'n' ? "FUSE is disabled" :
 				   "cannot tell how it has FUSE", r->config_evidence));
+	} else if (own_by_choice(st)) {
+		/* judge_age() notes it */
 	} else if (!r->ours.file) {
 		problem(st, fb_fmt("no module of ours is installed for the running kernel %s: %s",
 				   r->kver, r->why_none));
@@ -326,12 +433,13 @@ void judge(struct fuse_state *st)
 	}
 	judge_takeover(st);
 	judge_prefix(st);
+	judge_age(st);
 	for (i = 0; i < st->nmounts; i++)
 		if (st->mounts[i].fallback)
 			problem(st, fb_fmt("fallback: %s is served by the kernel's own FUSE (-t %s, mounted with -o fallback because %s could not be loaded)",
 					   st->mounts[i].mountpoint, st->mounts[i].fstype,
 					   FB_PREFIX));
-	if (st->newest && !st->newest->ours.file) {
+	if (st->newest && !st->newest->ours.file && !ahead_stock(st, st->newest)) {
 		st->warning = fb_fmt("the newest installed kernel %s has no module of ours (%s). Booting it (the default boot entry) serves FUSE from the stock code only%s.",
 				     st->newest->kver, st->newest->why_none,
 				     st->newest->fuse_cfg == 'y' ? " and leaves -t " FB_PREFIX " unavailable" : "");
@@ -343,7 +451,7 @@ void judge(struct fuse_state *st)
 
 		if (k->newest || k->running)
 			continue;
-		if (!k->ours.file)
+		if (!k->ours.file && !ahead_stock(st, k))	/* else judge_age() notes it */
 			note(st, fb_fmt("kernel %s has no module of ours: %s", k->kver, k->why_none));
 		else if (!base_for(k->kver))
 			note_unserved(st, k);

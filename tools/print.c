@@ -79,6 +79,9 @@ void print_json(const struct fuse_state *st)
 	json_kv(f, "evidence", st->takeover.evidence, true);
 	fputs("\"active\": ", f);
 	json_yes_no_null(f, st->takeover.active);
+	fputs("},\n  \"when_ahead\": {", f);
+	json_kv(f, "value", st->when_ahead.value == 0 ? "stock" : "serve", true);
+	json_kv(f, "evidence", st->when_ahead.evidence, false);
 	fputs("},\n  \"module_signatures\": {\"enforced\": ", f);
 	json_yes_no_null(f, st->signing.enforced);
 	fputs(", ", f);
@@ -115,7 +118,11 @@ void print_json(const struct fuse_state *st)
 		json_kv(f, "ours_version", k->ours.version, true);
 		json_kv(f, "dkms_installed", k->dkms_installed, true);
 		json_kv(f, "dkms_built", *k->dkms_built ? k->dkms_built : NULL, true);
-		json_kv(f, "why_none", k->why_none, false);
+		json_kv(f, "why_none", k->why_none, true);
+		json_kv(f, "linux_version", k->linux_version, true);
+		json_kv(f, "linux_version_evidence", k->linux_version_evidence, true);
+		json_kv(f, "fuse_age", fuse_age_name(k->age), true);
+		json_kv(f, "fuse_age_why", k->age_why, false);
 		fputs("}", f);
 	}
 	fputs(st->nkernels ? "\n  ],\n  " : "],\n  ", f);
@@ -185,6 +192,9 @@ void print_text(const struct fuse_state *st)
 	else
 		printf("\n");
 	print_takeover(st);
+	printf("when ahead: %s (%s)\n", st->when_ahead.value == 0 ?
+	       "stock: a kernel ahead of our fs/fuse keeps its own FUSE" :
+	       "serve: ours serves a kernel ahead of our fs/fuse", st->when_ahead.evidence);
 	print_signing(st);
 	for (i = 0; i < 2; i++) {
 		const struct type_server *srv = &st->servers[i];
@@ -238,6 +248,13 @@ void print_text(const struct fuse_state *st)
 		       k->dkms_installed ? k->dkms_installed : "",
 		       *k->dkms_built ? (k->dkms_installed ? ", built" : "built") :
 		       (k->dkms_installed ? "" : "nothing"));
+		if (k->age == AGE_NONE)
+			printf("    FUSE age: none (outside every base); Linux %s (%s)\n",
+			       k->linux_version ? k->linux_version : "unknown",
+			       k->linux_version_evidence);
+		else
+			printf("    FUSE age: %s: %s; Linux version %s\n", fuse_age_name(k->age),
+			       k->age_why, k->linux_version_evidence);
 	}
 	if (st->warning)
 		printf("\n"

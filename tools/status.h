@@ -79,6 +79,10 @@ struct kernel {
 	char *failed_version;	/* the kernel hook's record of a failed build */
 	char *failed_why;
 	char *why_none;		/* judge.c */
+	char *linux_version;	/* VERSION.PATCHLEVEL.SUBLEVEL (fact_age.c), or NULL */
+	char *linux_version_evidence;
+	enum fuse_age age;	/* AGE_NONE: outside every base */
+	char *age_why;
 };
 
 struct fuse_mount_entry {
@@ -106,6 +110,12 @@ struct takeover_info {
 	int active;		/* 1, 0, -1: the module is not loaded */
 };
 
+/* What a kernel ahead of our fs/fuse gets (WHEN_AHEAD=, fact_conf.c). */
+struct when_ahead_info {
+	int value;		/* 1 serve, 0 stock, -2 invalid (serve is used) */
+	char *evidence;
+};
+
 struct fuse_state {
 	struct utsname uts;
 	char *filesystems;
@@ -118,6 +128,7 @@ struct fuse_state {
 	struct kernel *running;	/* may be NULL: not under /lib/modules */
 	struct kernel *newest;
 	struct takeover_info takeover;
+	struct when_ahead_info when_ahead;
 	char *conf_prefix;	/* FB_PREFIX= of FB_CONF_FILE, or NULL */
 	struct sig_info signing;
 	struct fuse_mount_entry *mounts;

@@ -282,6 +282,9 @@ fi
 # kernels whose config files and module lists disagree or are missing.
 # shellcheck source=tests/host-scripts/fuse-config.sh
 . "$top/tests/host-scripts/fuse-config.sh"
+# One age rule: status and scripts/fuse-age.sh on fake kernels of the pins' versions.
+# shellcheck source=tests/host-scripts/fuse-age.sh
+. "$top/tests/host-scripts/fuse-age.sh"
 # make check-red's judgement (tests/red/run.sh), on fake runs.
 # shellcheck source=tests/host-scripts/red.sh
 . "$top/tests/host-scripts/red.sh"

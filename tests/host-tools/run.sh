@@ -483,6 +483,160 @@ p=$(prefix_says "$top/tools/fuse-backport.conf")
 rc=$(cat "$work/px.rc")
 [ "$rc" != 99 ] && [ -z "$p" ] && grep -qx '#FB_PREFIX=fusebp' "$top/tools/fuse-backport.conf"
 check $? "status, the shipped config file (#FB_PREFIX=fusebp): no FB_PREFIX problem (exit $rc)"
+# The age of the running kernel's FUSE against ours (tools/fact_age.c) and
+# WHEN_AHEAD= of the config file. The running kernel is a fake one, told
+# to the tool by an LD_PRELOAD uname(2) (tests/host-tools/fbuname.c): of
+# base 6.12's series, FUSE built in (modules.builtin), headers whose
+# SUBLEVEL is one past FUSE_CURRENT_TO (ahead); the pin decides every
+# version. fusebp "loaded" is a fake /sys/module/fusebp (takeover
+# parameter 0) on a tmpfs of a mount namespace, the config file a tmpfs
+# over /etc/fuse-backport.
+# age_pin KEY: base 6.12's, as scripts/fuse-age.sh reads it
+age_pin() { sed -n "s/^$1=\"\{0,1\}\([^\"]*\)\"\{0,1\}\$/\1/p" "$top/backports/6.12/pin" | head -n 1; }
+up=$(age_pin UPSTREAM_VERSION) cur=$(age_pin FUSE_CURRENT_TO) kmin=$(age_pin KERNEL_MIN)
+cur=${cur:-$up}
+lv=${cur%.*}.$((${cur##*.} + 1))
+ak=${cur%.*}.1-fbahead-amd64
+ok61=$kmin.57-fbolder-amd64
+conf=/etc/fuse-backport/fuse-backport.conf
+# age_kernel KVER X.Y.Z OURS: the only installed kernel, FUSE built in,
+# with headers of that version, and our module installed (OURS=1) or not
+age_kernel() {
+	rm -rf /lib/modules/*
+	mkdir -p "/lib/modules/$1/kernel" "/lib/modules/$1/build" "/lib/modules/$1/updates/dkms"
+	: > "/lib/modules/$1/modules.order"
+	echo kernel/fs/fuse/fuse.ko > "/lib/modules/$1/modules.builtin"
+	printf 'VERSION = %s\nPATCHLEVEL = %s\nSUBLEVEL = %s\n' "${2%%.*}" "$(echo "$2" | cut -d. -f2)" "${2##*.}" \
+		> "/lib/modules/$1/build/Makefile"
+	[ "$3" = 1 ] || return 0
+	cp "$work/fusebp.ko" "/lib/modules/$1/updates/dkms/fusebp.ko"
+	echo "updates/dkms/fusebp.ko:" > "/lib/modules/$1/modules.dep"
+}
+# age_run KVER CONF LOADED ARGS...: the tool with ARGS as if KVER ran, CONF
+# (printf %b) the config file, fusebp loaded (1) or not; stdout and stderr
+# in $work/age.out, the exit status in $work/age.rc, the takeover
+# parameter after it in $work/age.param
+age_run() {
+	k=$1 c=$2 l=$3
+	shift 3
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	unshare -m sh -c 'mount --make-rprivate / && mount -t tmpfs none /sys/module &&
+		mount -t tmpfs none /etc/fuse-backport || exit 99
+		printf "%b" "$2" > /etc/fuse-backport/fuse-backport.conf
+		if [ "$3" = 1 ]; then
+			mkdir -p /sys/module/fusebp/parameters && echo live > /sys/module/fusebp/initstate &&
+			echo "$4" > /sys/module/fusebp/version && echo 0123456789ABCDEF > /sys/module/fusebp/srcversion &&
+			echo 0 > /sys/module/fusebp/parameters/takeover
+		fi
+		w=$5 k=$1
+		shift 5
+		LD_PRELOAD=$w/fbuname.so FBUNAME_RELEASE=$k "$@" > "$w/age.out" 2>&1
+		echo $? > "$w/age.rc"
+		cat /sys/module/fusebp/parameters/takeover > "$w/age.param" 2> /dev/null' \
+		sh "$k" "$c" "$l" "$ver" "$work" "$@" 2> /dev/null
+	[ -s "$work/age.rc" ] || echo 99 > "$work/age.rc"
+}
+aj() { jq -r "$1" "$work/age.out" 2> /dev/null; }
+rm -f "$work/age.rc"
+if ! cc -shared -fPIC -o "$work/fbuname.so" "$top/tests/host-tools/fbuname.c" 2> "$work/cc.err"; then
+	notok "cannot build the uname(2) shim fbuname.so ($(head -n 1 "$work/cc.err"))"
+else
+	# serve (the shipped value): ours installed for it, so ours serves it: degraded
+	age_kernel "$ak" "$lv" 1
+	age_run "$ak" 'TAKEOVER=no\nWHEN_AHEAD=serve\n' 0 "$tool" status --json --no-probe
+	rc=$(cat "$work/age.rc")
+	p=$(aj '.problems[]' | grep 'is ahead of ours and ours serves it')
+	case $p in
+	"the running kernel $ak is ahead of ours and ours serves it (WHEN_AHEAD=serve in $conf): Linux $lv is newer than $cur, the newest release checked to carry our fs/fuse (base $up); its own FUSE may have fixes ours lacks: install a release of fuse-backport that follows it, or set WHEN_AHEAD=stock in $conf"*) r=$rc ;;
+	*) r=0 ;;
+	esac
+	[ "$r" = 1 ] && [ "$(aj '.kernels[0].fuse_age')" = ahead ] && [ "$(aj '.kernels[0].linux_version')" = "$lv" ] &&
+		[ "$(aj '.when_ahead.value')" = serve ]
+	check $? "status, running $ak (Linux $lv, ahead of $cur), WHEN_AHEAD=serve, ours installed: degraded (exit $rc: ${p:-no such problem})"
+
+	# stock, no module of ours for it: its own FUSE by choice, healthy
+	age_kernel "$ak" "$lv" 0
+	age_run "$ak" 'TAKEOVER=yes\nWHEN_AHEAD=stock\n' 0 "$tool" status --json --no-probe
+	rc=$(cat "$work/age.rc")
+	n=$(aj '.notes[]' | grep 'by choice')
+	why=$(aj '.kernels[0].why_none')
+	[ "$rc" = 0 ] && [ "$(aj '.health')" = healthy ] && [ "$(aj '.problems | length')" = 0 ] &&
+		[ "$n" = "the kernel's own FUSE serves $ak by choice (WHEN_AHEAD=stock in $conf): it is ahead of ours (Linux $lv is newer than $cur, the newest release checked to carry our fs/fuse (base $up))" ] &&
+		[ "$why" = "the kernel's own FUSE serves it by choice (WHEN_AHEAD=stock in $conf): it is ahead of ours (Linux $lv is newer than $cur, the newest release checked to carry our fs/fuse (base $up))" ] &&
+		[ "$(aj '.when_ahead.value')" = stock ]
+	check $? "status, running $ak ahead, WHEN_AHEAD=stock, no module of ours: healthy (exit $rc), note: ${n:-none}; why_none: ${why:-none}; problems: $(aj '.problems | join("; ")')"
+
+	# stock, but ours loaded for it anyway (built before the setting): degraded, how to hand it back
+	age_kernel "$ak" "$lv" 1
+	age_run "$ak" 'WHEN_AHEAD=stock\n' 1 "$tool" status --json --no-probe
+	rc=$(cat "$work/age.rc")
+	p=$(aj '.problems[]' | grep '^WHEN_AHEAD=stock')
+	case $p in
+	"WHEN_AHEAD=stock in $conf, but ours serves the running kernel $ak, which is ahead of ours (Linux $lv is newer than $cur"*"to hand $ak back to its own FUSE: dkms remove -m fuse-backport -k $ak, then reboot") r=$rc ;;
+	*) r=0 ;;
+	esac
+	[ "$r" = 1 ] && ! aj '.notes[]' | grep -q 'by choice'
+	check $? "status, running $ak ahead, WHEN_AHEAD=stock, fusebp loaded: degraded, how to hand it back (exit $rc: ${p:-no such problem})"
+
+	# an invalid value: a problem, serve used
+	age_run "$ak" 'WHEN_AHEAD=bogus\n' 0 "$tool" status --json --no-probe
+	rc=$(cat "$work/age.rc")
+	[ "$rc" = 1 ] && aj '.problems[]' | grep -qx "WHEN_AHEAD=bogus in $conf is not serve or stock; serve is used" &&
+		aj '.problems[]' | grep -q "the running kernel $ak is ahead of ours and ours serves it" &&
+		[ "$(aj '.when_ahead.value')" = serve ]
+	check $? "status, WHEN_AHEAD=bogus: the problem, serve used (exit $rc: $(aj '.problems | join("; ")' | cut -c1-200))"
+	age_run "$ak" 'WHEN_AHEAD=bogus\n' 0 "$tool" status --no-probe
+	grep -qx "  problem: WHEN_AHEAD=bogus in $conf is not serve or stock; serve is used" "$work/age.out" &&
+		grep -q "^when ahead: serve" "$work/age.out" && grep -q "^    FUSE age: ahead: $ak (Linux $lv) is newer than $cur" "$work/age.out"
+	check $? "status text, WHEN_AHEAD=bogus: the problem, the when-ahead line, the kernel's FUSE age line"
+
+	# a running kernel of the base's oldest series: served through compat, not ahead
+	age_kernel "$ok61" "$kmin.158" 1
+	age_run "$ok61" 'WHEN_AHEAD=serve\n' 0 "$tool" status --json --no-probe
+	rc=$(cat "$work/age.rc")
+	[ "$rc" != 99 ] && [ "$(aj '.kernels[0].fuse_age')" = older-series ] && ! aj '.problems[]' | grep -q 'ahead'
+	check $? "status, running $ok61 (Linux $kmin.158): older-series, no ahead problem (exit $rc: $(aj '.kernels[0].fuse_age_why'))"
+
+	# another installed kernel ahead, the newest: a note on what it gets at
+	# boot, not degraded; under stock without a module of ours, no warning
+	ck=${cur%.*}.2-fbcurrent-amd64 nk=${cur%.*}.3-fbnewer-amd64
+	age_kernel "$nk" "$lv" 1
+	mv "/lib/modules/$nk" "$work/nk"
+	age_kernel "$ck" "$cur" 1
+	mv "$work/nk" "/lib/modules/$nk"
+	age_run "$ck" 'WHEN_AHEAD=serve\n' 1 "$tool" status --json --no-probe
+	rc=$(cat "$work/age.rc")
+	n=$(aj '.notes[]' | grep "^kernel $nk is ahead")
+	[ "$rc" = 0 ] && [ "$(aj '.kernels[] | select(.running) | .fuse_age')" = current ] &&
+		[ "$n" = "kernel $nk is ahead of ours (Linux $lv is newer than $cur, the newest release checked to carry our fs/fuse (base $up)): at boot, ours serves it, though its own FUSE may have fixes ours lacks (WHEN_AHEAD=serve in $conf)" ]
+	check $? "status, running $ck (current), newest $nk ahead with ours, WHEN_AHEAD=serve: healthy (exit $rc), note: ${n:-none}; problems: $(aj '.problems | join("; ")')"
+	rm -rf "/lib/modules/$nk/updates" "/lib/modules/$nk/modules.dep"
+	age_run "$ck" 'WHEN_AHEAD=stock\n' 1 "$tool" status --json --no-probe
+	rc=$(cat "$work/age.rc")
+	n=$(aj '.notes[]' | grep "^kernel $nk ")
+	[ "$rc" = 0 ] && [ "$(aj '.warning')" = null ] &&
+		[ "$n" = "kernel $nk is ahead of ours (Linux $lv is newer than $cur, the newest release checked to carry our fs/fuse (base $up)): at boot, its own FUSE serves it, and DKMS builds nothing for it (WHEN_AHEAD=stock in $conf)" ] &&
+		aj '.kernels[] | select(.kernel == "'"$nk"'") | .why_none' | grep -q "^the kernel's own FUSE serves it by choice (WHEN_AHEAD=stock in $conf)"
+	check $? "status, running $ck, newest $nk ahead without ours, WHEN_AHEAD=stock: healthy, no warning (exit $rc), note: ${n:-none}; problems: $(aj '.problems | join("; ")')"
+
+	# takeover boot, TAKEOVER=yes, WHEN_AHEAD=stock, running kernel ahead: one line, exit 0, nothing switched
+	age_kernel "$ak" "$lv" 1
+	age_run "$ak" 'TAKEOVER=yes\nWHEN_AHEAD=stock\n' 1 "$tool" takeover boot
+	rc=$(cat "$work/age.rc")
+	[ "$rc" = 0 ] && [ "$(wc -l < "$work/age.out")" = 1 ] && [ "$(cat "$work/age.param")" = 0 ] &&
+		grep -q "^takeover: not taking over, nothing loaded: the running kernel $ak (Linux $lv) is ahead of ours: newer than $cur, .*; WHEN_AHEAD=stock in $conf leaves it its own FUSE\$" "$work/age.out"
+	check $? "takeover boot, running $ak ahead, WHEN_AHEAD=stock: exit $rc, one line, takeover parameter $(cat "$work/age.param" 2> /dev/null) ($(head -n 1 "$work/age.out"))"
+	# takeover on by hand obeys the admin, with one warning line
+	age_run "$ak" 'TAKEOVER=no\nWHEN_AHEAD=stock\n' 1 "$tool" takeover on
+	rc=$(cat "$work/age.rc")
+	[ "$rc" = 0 ] && [ "$(cat "$work/age.param")" = 1 ] && [ "$(grep -c 'warning' "$work/age.out")" = 1 ] &&
+		grep -q "warning: the running kernel $ak (Linux $lv) is ahead of ours: newer than $cur" "$work/age.out"
+	check $? "takeover on, running $ak ahead, WHEN_AHEAD=stock: switched on (exit $rc, parameter $(cat "$work/age.param" 2> /dev/null)), one warning ($(grep -m1 warning "$work/age.out" | cut -c1-160))"
+	# the same with WHEN_AHEAD=serve switches it on (the shim and the fake are right)
+	age_run "$ak" 'TAKEOVER=yes\nWHEN_AHEAD=serve\n' 1 "$tool" takeover boot
+	[ "$(cat "$work/age.param")" = 1 ]
+	check $? "takeover boot, running $ak ahead, WHEN_AHEAD=serve: takes over (takeover parameter $(cat "$work/age.param" 2> /dev/null): $(head -n 1 "$work/age.out"))"
+fi
 [ -z "$mkdir_etc" ] || rmdir /etc/fuse-backport
 
 tap_done
