@@ -193,7 +193,7 @@ static enum fuse_age classify(const char *kver, const char *v, const struct fb_b
 			      kver, v, series, bseries);
 	} else if (vgt(v, b->current_to)) {
 		age = AGE_AHEAD;
-		*why = fb_fmt("%s (Linux %s) is newer than %s, the newest release checked to carry our fs/fuse (base %s: %s); run make follow",
+		*why = fb_fmt("%s (Linux %s) is newer than %s, the newest release checked to carry our fs/fuse (base %s: %s)",
 			      kver, v, b->current_to, bseries, b->upstream);
 	} else {
 		age = AGE_CURRENT;
