@@ -230,16 +230,26 @@ if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ] && [ -x "$wr" ]; then
 			[ $((sa_valid & 9)) = 9 ] && [ "$sa_size" = 0 ] &&
 			[ $((sa_mode & 07777)) = $((0777)) ] && [ "$m_after" = 777 ]
 	}
+	# tr_mount DIR: a fresh DIR, and the mount tr_run wants
+	tr_mount() {
+		rm -rf "$1"
+		mkdir -p "$1"
+		mount_pt --attr-timeout 60 --fake-suid "$1/suid" --log "$1/daemon.log"
+	}
+	# tr_judge PRE DIR WHAT: the test of tr_kill DIR, failed also when the
+	# precondition PRE did not hold; then unmount
+	tr_judge() {
+		tr_kill "$2"
+		tk=$?
+		[ "$1" = 0 ] && [ $tk = 0 ]
+		tap_check $? "$3: $tr_what"
+		fb_umount
+	}
 	tr=$FB_SCRATCH/trunc
-	rm -rf "$tr"
-	mkdir -p "$tr"
-	if mount_pt --attr-timeout 60 --fake-suid "$tr/suid" --log "$tr/daemon.log"; then
+	if tr_mount "$tr"; then
 		tr_run "$tr"
 		tap_check $pre "precondition: $tr_pre"
-		kill=1
-		[ $pre = 0 ] && tr_kill "$tr" && kill=0
-		tap_check $kill "a truncate by uid 65534 that saw S_NOSEC pinned by the stalled writer while suid was visible removes suid, as stock: $tr_what"
-		fb_umount
+		tr_judge $pre "$tr" "a truncate by uid 65534 that saw S_NOSEC pinned by the stalled writer while suid was visible removes suid, as stock"
 	else
 		tap_skip_n 2 "mixed concurrency: truncate beside a stalled writer" "no passthrough mount"
 	fi
@@ -255,9 +265,7 @@ if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ] && [ -x "$wr" ]; then
 	# passes (its writes hold the inode lock exclusively and S_NOSEC is
 	# never set: uid 65534's do_truncate() sees suid).
 	tr=$FB_SCRATCH/trunc-root
-	rm -rf "$tr"
-	mkdir -p "$tr"
-	if mount_pt --attr-timeout 60 --fake-suid "$tr/suid" --log "$tr/daemon.log"; then
+	if tr_mount "$tr"; then
 		tr_run "$tr" 8192
 		rst=$(b_val "$tr" rstate) rtop=$(b_val "$tr" rtop) rtrc=$(b_val "$tr" rtrc)
 		# the line numbers of root's truncate's SETATTR (size 8192) and of
@@ -268,10 +276,7 @@ if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ] && [ -x "$wr" ]; then
 			[ -n "$ln_r" ] && [ -n "$ln_u" ] && [ "$ln_r" -lt "$ln_u" ]
 		rpre=$?
 		tap_check $rpre "precondition: $tr_pre; root's truncate slept on the inode lock before it (state $rst, on top $rtop) and its SETATTR reached the daemon first (log lines ${ln_r:-none} and ${ln_u:-none}, exit $rtrc)"
-		kill=1
-		[ $rpre = 0 ] && tr_kill "$tr" && kill=0
-		tap_check $kill "a truncate by uid 65534 that saw S_NOSEC pinned while suid was visible removes suid after root's truncate took the inode lock first, as stock: $tr_what"
-		fb_umount
+		tr_judge $rpre "$tr" "a truncate by uid 65534 that saw S_NOSEC pinned while suid was visible removes suid after root's truncate took the inode lock first, as stock"
 	else
 		tap_skip_n 2 "mixed concurrency: root's truncate before uid 65534's beside a stalled writer" "no passthrough mount"
 	fi
