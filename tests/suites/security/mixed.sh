@@ -259,7 +259,7 @@ if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ] && [ -x "$wr" ]; then
 	# is seen and starts uid 65534's once root's sleeps in do_truncate()
 	# on the lock, so root's setattr runs first when A is released (the
 	# lock's waiters are served in order), then uid 65534's. Patch 0003
-	# up to fb5 decided again in fuse_setattr() only for the first size
+	# once decided again in fuse_setattr() only for the first size
 	# change after S_NOSEC was set (a one-shot flag), which root's took:
 	# uid 65534's truncate, which had seen S_NOSEC, then kept suid. Stock
 	# passes (its writes hold the inode lock exclusively and S_NOSEC is
