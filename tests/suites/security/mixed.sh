@@ -31,13 +31,13 @@ if [ -x "$wr" ]; then
 	wr_u=$(fb_copy_for 65534 "$wr") || wr_u=$wr
 fi
 dm_u=$(fb_copy_for 65534 "$FB_DAEMON") || dm_u=$FB_DAEMON
-mix_n=8
+mix_n=10
 # FB_SEC_CHECKBREAK=1: the red run of these checks themselves, with the
 # module unchanged: the writers' model claims a write that was not made
 # (FB_WRITERS_BREAK), root's opens in 10b are
-# passthrough (so its write beside the writers is made), 10d's daemon
-# never shows suid (its writer B makes another file than the one the
-# daemon watches), and 11c's first test makes its idmapped mount of the
+# passthrough (so its write beside the writers is made), the daemons of
+# 10d and 10e never show suid (their writer B makes another file than the
+# one the daemon watches), and 11c's first test makes its idmapped mount of the
 # guest's XFS instead of the FUSE mount. Each of those tests must fail.
 mix_cached=0:cached idm_first="" tr_fake=suid
 if [ "${FB_SEC_CHECKBREAK:-0}" = 1 ]; then
@@ -169,10 +169,11 @@ if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ] && [ -x "$wr" ]; then
 	# daemon before A is released. The oracle is the daemon's log, not the
 	# module: the truncate's SETATTR must set the mode without suid
 	# (FATTR_MODE; this mount is not a KILLPRIV one), as stock's does.
-	tr=$FB_SCRATCH/trunc
-	rm -rf "$tr"
-	mkdir -p "$tr"
-	if mount_pt --attr-timeout 60 --fake-suid "$tr/suid" --log "$tr/daemon.log"; then
+	# tr_run DIR [ROOT-SIZE]: on a mount made with --fake-suid DIR/suid
+	# --log DIR/daemon.log, A stalled by uffd_pwrite and B
+	# (truncate-b.sh DIR ... ROOT-SIZE) beside it; sets pre (0: the
+	# precondition holds for uid 65534's truncate) and tr_pre (its words)
+	tr_run() {
 		set_privcache 60000
 		# B's programs read once before (the guest's root is 9p, slow
 		# under TCG); A is released when B asks (FB_UFFD_RELEASE_ON) or
@@ -181,49 +182,103 @@ if [ -n "${FB_XFS:-}" ] && [ -d "$FB_XFS" ] && [ -x "$wr" ]; then
 		stat --version > /dev/null
 		# B never has A's file open (FB_UFFD_CMD=external): on 6.12 a
 		# close of it, even an exec's close-on-exec, waits behind A
-		sh "$FB_TOP/tests/suites/security/truncate-b.sh" "$tr" "$FB_MNT/f" "$(fb_daemon_pid)" "$tr/$tr_fake" &
+		sh "$FB_TOP/tests/suites/security/truncate-b.sh" "$1" "$FB_MNT/f" "$(fb_daemon_pid)" "$1/$tr_fake" ${2:+"$2"} &
 		bpid=$!
-		FB_UFFD_CMD=external FB_UFFD_STALLED=$tr/stalled FB_UFFD_RELEASE_ON=$tr/release \
+		FB_UFFD_CMD=external FB_UFFD_STALLED=$1/stalled FB_UFFD_RELEASE_ON=$1/release \
 			timeout -k 5 110 "$FB_TOP/tests/parallel/uffd_pwrite" -t 90000 "$FB_MNT/f:cmd:any" \
-			> "$tr/uffd.out" 2>&1
+			> "$1/uffd.out" 2>&1
 		urc=$?
-		: > "$tr/release"
+		: > "$1/release"
 		wait $bpid
 		set_privcache 1000
-		sed -n 's/^# //p' "$tr/uffd.out" | while IFS= read -r l; do tap_diag "uffd_pwrite: $l"; done
-		[ -f "$tr/b.out" ] || echo "seen=(B did not run)" > "$tr/b.out"
-		while IFS= read -r l; do tap_diag "B: $l"; done < "$tr/b.out"
-		# b_KEY: the value of KEY in B's report
-		b_val() { sed -n "s/^$1=//p" "$tr/b.out"; }
-		seen=$(b_val seen) bst=$(b_val state) btop=$(b_val top) bset=$(b_val setattr) trc=$(b_val trc)
-		rel=$(sed -n 's/.*B completed \([0-9]*\) ms after A was released.*/\1/p' "$tr/uffd.out")
-		grep -q "B was still waiting" "$tr/uffd.out"
+		sed -n 's/^# //p' "$1/uffd.out" | while IFS= read -r l; do tap_diag "uffd_pwrite: $l"; done
+		[ -f "$1/b.out" ] || echo "seen=(B did not run)" > "$1/b.out"
+		while IFS= read -r l; do tap_diag "B: $l"; done < "$1/b.out"
+		seen=$(b_val "$1" seen) bst=$(b_val "$1" state) btop=$(b_val "$1" top)
+		bset=$(b_val "$1" setattr) trc=$(b_val "$1" trc)
+		rel=$(sed -n 's/.*B completed \([0-9]*\) ms after A was released.*/\1/p' "$1/uffd.out")
+		grep -q "B was still waiting" "$1/uffd.out"
 		bwait=$?
 		pre=1
 		[ $urc = 0 ] && [ "$seen" = 4777 ] && [ "$bst" = D ] && [ "$bset" = 0 ] &&
-			[ $bwait = 0 ] && [ -n "$rel" ] && [ "$trc" = 0 ] &&
-			case $btop in
-			do_truncate | down_write | rwsem_down_write_slowpath) true ;;
-			*) false ;;
-			esac && pre=0
-		tap_check $pre "precondition: root's O_DIRECT passthrough write stalled in its copy (uffd_pwrite exit $urc), suid shown by the daemon and seen through the mount ($seen), a truncate by uid 65534 sleeps in do_truncate() on the inode lock (state $bst, on top $btop) with none of its SETATTRs at the daemon ($bset) until the write is released; it ends ${rel:-?} ms after (exit $trc)"
-		# the truncate's SETATTRs: uid 65534's, one expected
-		grep '^SETATTR .* uid=65534 ' "$tr/daemon.log" > "$tr/setattr"
-		sa_n=$(wc -l < "$tr/setattr")
-		sa_valid=$(sed -n '1s/.* valid=\(0x[0-9a-f]*\) .*/\1/p' "$tr/setattr")
-		sa_mode=$(sed -n '1s/.* mode=\(0[0-7]*\) .*/\1/p' "$tr/setattr")
-		sa_size=$(sed -n '1s/.* size=\([0-9]*\) .*/\1/p' "$tr/setattr")
+			[ $bwait = 0 ] && [ -n "$rel" ] && [ "$trc" = 0 ] && in_lock "$btop" && pre=0
+		tr_pre="root's O_DIRECT passthrough write stalled in its copy (uffd_pwrite exit $urc), suid shown by the daemon and seen through the mount ($seen), a truncate by uid 65534 sleeps in do_truncate() on the inode lock (state $bst, on top $btop) with none of its SETATTRs at the daemon ($bset) until the write is released; it ends ${rel:-?} ms after (exit $trc)"
+	}
+	# b_val DIR KEY: the value of KEY in B's report
+	b_val() { sed -n "s/^$2=//p" "$1/b.out"; }
+	# in_lock TOP: TOP is a frame of do_truncate() sleeping in inode_lock()
+	in_lock() {
+		case $1 in
+		do_truncate | down_write | rwsem_down_write_slowpath) true ;;
+		*) false ;;
+		esac
+	}
+	# tr_kill DIR: 0 when uid 65534's truncate, its one SETATTR at the
+	# daemon, set the mode without suid (FATTR_MODE 1, FATTR_SIZE 8; this
+	# mount is not a KILLPRIV one) and the mount shows 777 after; tr_what:
+	# what it did
+	tr_kill() {
+		grep '^SETATTR .* uid=65534 ' "$1/daemon.log" > "$1/setattr"
+		sa_n=$(wc -l < "$1/setattr")
+		sa_valid=$(sed -n '1s/.* valid=\(0x[0-9a-f]*\) .*/\1/p' "$1/setattr")
+		sa_mode=$(sed -n '1s/.* mode=\(0[0-7]*\) .*/\1/p' "$1/setattr")
+		sa_size=$(sed -n '1s/.* size=\([0-9]*\) .*/\1/p' "$1/setattr")
 		m_after=$(stat -c %a "$FB_MNT/f")
-		tap_diag "the truncate's SETATTRs at the daemon ($sa_n): $(cat "$tr/setattr"); mode through the mount after: $m_after"
-		# FATTR_MODE 1, FATTR_SIZE 8
-		kill=1
-		[ $pre = 0 ] && [ "$sa_n" = 1 ] && [ -n "$sa_valid" ] && [ -n "$sa_mode" ] &&
+		tap_diag "the truncate's SETATTRs at the daemon ($sa_n): $(cat "$1/setattr"); mode through the mount after: $m_after"
+		tr_what="its SETATTR sets the mode without it (valid ${sa_valid:-none}, mode ${sa_mode:-none}, size ${sa_size:-none}; mode after $m_after)"
+		[ "$sa_n" = 1 ] && [ -n "$sa_valid" ] && [ -n "$sa_mode" ] &&
 			[ $((sa_valid & 9)) = 9 ] && [ "$sa_size" = 0 ] &&
-			[ $((sa_mode & 07777)) = $((0777)) ] && [ "$m_after" = 777 ] && kill=0
-		tap_check $kill "a truncate by uid 65534 that saw S_NOSEC pinned by the stalled writer while suid was visible removes suid, as stock: its SETATTR sets the mode without it (valid ${sa_valid:-none}, mode ${sa_mode:-none}, size ${sa_size:-none}; mode after $m_after)"
+			[ $((sa_mode & 07777)) = $((0777)) ] && [ "$m_after" = 777 ]
+	}
+	# tr_mount DIR: a fresh DIR, and the mount tr_run wants
+	tr_mount() {
+		rm -rf "$1"
+		mkdir -p "$1"
+		mount_pt --attr-timeout 60 --fake-suid "$1/suid" --log "$1/daemon.log"
+	}
+	# tr_judge PRE DIR WHAT: the test of tr_kill DIR, failed also when the
+	# precondition PRE did not hold; then unmount
+	tr_judge() {
+		tr_kill "$2"
+		tk=$?
+		[ "$1" = 0 ] && [ $tk = 0 ]
+		tap_check $? "$3: $tr_what"
 		fb_umount
+	}
+	tr=$FB_SCRATCH/trunc
+	if tr_mount "$tr"; then
+		tr_run "$tr"
+		tap_check $pre "precondition: $tr_pre"
+		tr_judge $pre "$tr" "a truncate by uid 65534 that saw S_NOSEC pinned by the stalled writer while suid was visible removes suid, as stock"
 	else
 		tap_skip_n 2 "mixed concurrency: truncate beside a stalled writer" "no passthrough mount"
+	fi
+
+	# 10e. As 10d, with root's truncate (CAP_FSETID: it kills nothing)
+	# queued on the inode lock before uid 65534's: B starts it once suid
+	# is seen and starts uid 65534's once root's sleeps in do_truncate()
+	# on the lock, so root's setattr runs first when A is released (the
+	# lock's waiters are served in order), then uid 65534's. Patch 0003
+	# once decided again in fuse_setattr() only for the first size
+	# change after S_NOSEC was set (a one-shot flag), which root's took:
+	# uid 65534's truncate, which had seen S_NOSEC, then kept suid. Stock
+	# passes (its writes hold the inode lock exclusively and S_NOSEC is
+	# never set: uid 65534's do_truncate() sees suid).
+	tr=$FB_SCRATCH/trunc-root
+	if tr_mount "$tr"; then
+		tr_run "$tr" 8192
+		rst=$(b_val "$tr" rstate) rtop=$(b_val "$tr" rtop) rtrc=$(b_val "$tr" rtrc)
+		# the line numbers of root's truncate's SETATTR (size 8192) and of
+		# uid 65534's in the daemon's log
+		ln_r=$(grep -n '^SETATTR .* size=8192 uid=0 ' "$tr/daemon.log" | head -n 1 | cut -d: -f1)
+		ln_u=$(grep -n '^SETATTR .* uid=65534 ' "$tr/daemon.log" | head -n 1 | cut -d: -f1)
+		[ $pre = 0 ] && [ "$rst" = D ] && in_lock "$rtop" && [ "$rtrc" = 0 ] &&
+			[ -n "$ln_r" ] && [ -n "$ln_u" ] && [ "$ln_r" -lt "$ln_u" ]
+		rpre=$?
+		tap_check $rpre "precondition: $tr_pre; root's truncate slept on the inode lock before it (state $rst, on top $rtop) and its SETATTR reached the daemon first (log lines ${ln_r:-none} and ${ln_u:-none}, exit $rtrc)"
+		tr_judge $rpre "$tr" "a truncate by uid 65534 that saw S_NOSEC pinned while suid was visible removes suid after root's truncate took the inode lock first, as stock"
+	else
+		tap_skip_n 2 "mixed concurrency: root's truncate before uid 65534's beside a stalled writer" "no passthrough mount"
 	fi
 	FB_BACK=$sec_back
 else
