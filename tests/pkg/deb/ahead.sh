@@ -40,6 +40,15 @@ elif pt_fake_headers_deb $aheadk "$pt_tmp/aheadfake" "" "6.12.*-amd64" "ahead:$a
 	tap_check $? "$aheadk: nothing built, the headers configured, the line says why ($n times: $(grep -m1 'not building for .*: ahead' "$pt_tmp/ahead.log" | cut -c1-160))"
 	[ -n "$others" ] && [ "$(sums)" = "$others" ]
 	tap_check $? "the other kernels' modules are untouched ($(echo "$others" | grep -c .) files)"
+	# status, with the kernel's image faked (modules.order: an installed
+	# kernel, not headers only): ahead, its own FUSE serves it by choice
+	mkdir -p "/lib/modules/$aheadk/kernel" && : > "/lib/modules/$aheadk/modules.order"
+	fuse-backport status --json --no-probe > "$pt_tmp/ahead.json" 2> /dev/null
+	age=$(jq -r --arg k $aheadk '.kernels[] | select(.kernel == $k) | .fuse_age' "$pt_tmp/ahead.json" 2> /dev/null)
+	wn=$(jq -r --arg k $aheadk '.kernels[] | select(.kernel == $k) | .why_none' "$pt_tmp/ahead.json" 2> /dev/null)
+	[ "$age" = ahead ] && case $wn in "the kernel's own FUSE serves it by choice (WHEN_AHEAD=stock in $pconf)"*) true ;; *) false ;; esac
+	tap_check $? "fuse-backport status: $aheadk is ${age:-?}: ${wn:-no why_none}"
+	rm -rf "/lib/modules/$aheadk/kernel" "/lib/modules/$aheadk/modules.order"
 	dpkg --purge "linux-headers-$aheadk" > /dev/null 2>&1
 	cp -p "$pt_tmp/conf.keep" "$pconf"
 else
