@@ -636,6 +636,14 @@ else
 	age_run "$ak" 'TAKEOVER=yes\nWHEN_AHEAD=serve\n' 1 "$tool" takeover boot
 	[ "$(cat "$work/age.param")" = 1 ]
 	check $? "takeover boot, running $ak ahead, WHEN_AHEAD=serve: takes over (takeover parameter $(cat "$work/age.param" 2> /dev/null): $(head -n 1 "$work/age.out"))"
+	# takeover boot, TAKEOVER=yes, no module of ours for the running kernel
+	# (modprobe fusebp fails): one line and exit 0, the boot goes on
+	age_kernel "$ck" "$cur" 0
+	age_run "$ck" 'TAKEOVER=yes\n' 0 "$tool" takeover boot
+	rc=$(cat "$work/age.rc")
+	[ "$rc" = 0 ] && [ "$(wc -l < "$work/age.out")" = 1 ] &&
+		grep -q "^fuse-backport: takeover refused: modprobe fusebp takeover=1 failed" "$work/age.out"
+	check $? "takeover boot, TAKEOVER=yes, no fusebp for the running kernel: exit $rc, one line ($(head -n 1 "$work/age.out"))"
 fi
 [ -z "$mkdir_etc" ] || rmdir /etc/fuse-backport
 
