@@ -7,7 +7,7 @@
 # one made while ours was installed keeps ours after its removal. For each
 # kernel whose initramfs holds a fuse.ko that is not the one modprobe
 # resolves now (ours under updates/, or the kernel's own; at the same path,
-# another build: its srcversion), the image is made again:
+# another build: srcversion, or bytes), the image is made again:
 # update-initramfs on Debian, dracut elsewhere; one line each.
 # The package runs it after its builds (postinst, %post) and after DKMS
 # removed its modules (prerm, %preun). Kernels whose image holds no
@@ -54,11 +54,15 @@ resolves() {
 	modinfo -k "$1" -F filename fuse 2> /dev/null | fuse_ko "$1"
 }
 
-# srcversion of the module at lib/modules/KVER/REL (no suffix) in IMG;
-# empty: cannot tell. Debian's image unpacked whole (unmkinitramfs: early
-# and main archives), dracut's file printed by lsinitrd.
-held_srcversion() {
-	t=$(mktemp -d "${TMPDIR:-/tmp}/fb-initramfs.XXXXXX") || return 0
+# same_build IMG KVER REL FILE: is the module at lib/modules/KVER/REL (no
+# suffix) in IMG the same build as FILE, the one modprobe loads? By their
+# srcversion where both have one (a kernel's own module may have none),
+# else by their bytes; exit 2: cannot tell. Debian's image unpacked whole
+# (unmkinitramfs: early and main archives), dracut's file printed by
+# lsinitrd.
+same_build() {
+	t=$(mktemp -d "${TMPDIR:-/tmp}/fb-initramfs.XXXXXX") || return 2
+	f=""
 	if command -v unmkinitramfs > /dev/null; then
 		unmkinitramfs "$1" "$t/x" > /dev/null 2>&1
 		f=$(find "$t/x" -path "*/lib/modules/$2/$3*" -name 'fuse.ko*' 2> /dev/null | head -n 1)
@@ -67,8 +71,18 @@ held_srcversion() {
 		f=$t/${p##*/}
 		[ -z "$p" ] || lsinitrd -f "$p" "$1" > "$f" 2> /dev/null || f=""
 	fi
-	[ -z "${f:-}" ] || modinfo -F srcversion "$f" 2> /dev/null
+	r=2
+	if [ -n "$f" ] && [ -f "$f" ]; then
+		hv=$(modinfo -F srcversion "$f" 2> /dev/null)
+		sv=$(modinfo -F srcversion "$4" 2> /dev/null)
+		if [ -n "$hv" ] && [ -n "$sv" ]; then
+			[ "$hv" = "$sv" ] && r=0 || r=1
+		else
+			cmp -s "$f" "$4" && r=0 || r=1
+		fi
+	fi
 	rm -rf "$t"
+	return $r
 }
 
 remake() {
@@ -101,13 +115,9 @@ for k in "$@"; do
 	# The same path: the same build? An upgrade or a rollback leaves ours
 	# at the same path with other code.
 	if [ "$have" = "$want" ]; then
-		sv=$(modinfo -k "$k" -F srcversion fuse 2> /dev/null)
-		hv=$(held_srcversion "$img" "$k" "$have")
-		if [ -z "$sv" ] || [ -z "$hv" ] || [ "$sv" = "$hv" ]; then
-			continue
-		fi
-		have="$have (srcversion $hv)"
-		want="$want, srcversion $sv"
+		same_build "$img" "$k" "$have" "$(modinfo -k "$k" -F filename fuse 2> /dev/null)"
+		[ $? = 1 ] || continue
+		have="$have of another build"
 	fi
 	case $want in
 	updates/*) who="ours" ;;

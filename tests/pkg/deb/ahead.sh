@@ -36,7 +36,7 @@ elif pt_fake_headers_deb $aheadk "$pt_tmp/aheadfake" "" "6.12.*-amd64" "ahead:$a
 	n=$(tr -d '\r' < "$pt_tmp/ahead.log" | grep -F "$want" |
 		grep -c "^fuse-backport: not building for [^:]*: ahead of .*; WHEN_AHEAD=stock in $pconf keeps its own FUSE\$")
 	[ "$n" -ge 1 ] && [ "$(pt_deb_state "linux-headers-$aheadk")" = installed ] && [ -z "$(our_modules $aheadk)" ] &&
-		! dkms status -m $name -k $aheadk 2> /dev/null | grep -q . && ! grep -q 'Building module' "$pt_tmp/ahead.log"
+		! dkms status -m $name -k $aheadk 2> /dev/null | grep -q "$aheadk" && ! grep -q 'Building module' "$pt_tmp/ahead.log"
 	tap_check $? "$aheadk: nothing built, the headers configured, the line says why ($n times: $(grep -m1 'not building for .*: ahead' "$pt_tmp/ahead.log" | cut -c1-160))"
 	[ -n "$others" ] && [ "$(sums)" = "$others" ]
 	tap_check $? "the other kernels' modules are untouched ($(echo "$others" | grep -c .) files)"
