@@ -7,12 +7,24 @@
 # kernel, on a fake module tree with stand-in modprobe and insmod. The
 # versions come from the pin: ahead is FUSE_CURRENT_TO's sublevel + 1.
 # Sourced by run.sh, in its shell and TAP count ($top, $work, ok, notok).
-# FB_WHEN_AHEAD_SCRIPT (red runs): another when-ahead.sh.
+# FB_WHEN_AHEAD_SCRIPT: another when-ahead.sh for the setting's cases;
+# FB_AHEAD_BREAK=1: the red knob (below).
 # shellcheck shell=sh disable=SC2154
 
 wa=$work/when-ahead
 mkdir -p "$wa"
-wa_sh=${FB_WHEN_AHEAD_SCRIPT:-$top/scripts/when-ahead.sh}
+# FB_AHEAD_BREAK=1 (make check-red): a copy of the scripts and dkms.conf
+# whose when-ahead.sh takes stock for serve, so that every stock case
+# below fails for that reason
+src=$top
+if [ "${FB_AHEAD_BREAK:-0}" = 1 ]; then
+	src=$wa/broken
+	mkdir -p "$src" && cp -R "$top/scripts" "$top/backports" "$top/dkms.conf" "$src/" &&
+		sed -i 's/^stock) ;;$/stock) v=serve ;;/' "$src/scripts/when-ahead.sh" &&
+		grep -q '^stock) v=serve ;;$' "$src/scripts/when-ahead.sh" ||
+		notok "FB_AHEAD_BREAK: cannot break a copy of scripts/when-ahead.sh"
+fi
+wa_sh=${FB_WHEN_AHEAD_SCRIPT:-$src/scripts/when-ahead.sh}
 # shellcheck source=/dev/null
 checked=$(. "$top/backports/6.12/pin" && echo "${FUSE_CURRENT_TO:-$UPSTREAM_VERSION}")
 next=${checked%.*}.$((${checked##*.} + 1))
@@ -59,7 +71,7 @@ wa_hdr 6.8.0-78-generic 6.8.0 y
 wa_dkms() {
 	printf 'WHEN_AHEAD=%s\n' "$2" > "$wa/conf"
 	env -u FB_PREFIX FB_CONF_FILE="$wa/conf" FB_GATE_CACHE="$wa/gate" \
-		bash "$top/scripts/flavor.sh" "$1" "$wa/h/$1" > "$wa/out" 2> "$wa/err"
+		bash "$src/scripts/flavor.sh" "$1" "$wa/h/$1" > "$wa/out" 2> "$wa/err"
 	echo $? > "$wa/rc"
 }
 k=$next+deb12-amd64
@@ -91,7 +103,7 @@ wa_read() {
 	# shellcheck disable=SC2016 # expanded by bash -c
 	env -u FB_PREFIX FB_CONF_FILE="$wa/conf" FB_GATE_CACHE="$wa/gate" action=$1 kernelver="$k" \
 		kernel_source_dir="$wa/h/$k" dkms_tree="$wa/dkmstree" FB_IN_AUTOINSTALL_CHECK=1 \
-		bash -c '. "$1"' _ "$top/dkms.conf" 2>&1 > /dev/null | grep 'ahead'
+		bash -c '. "$1"' _ "$src/dkms.conf" 2>&1 > /dev/null | grep 'ahead'
 }
 b=$(wa_read build)
 st=$(wa_read status)
@@ -127,7 +139,7 @@ wa_load() {
 	printf 'WHEN_AHEAD=%s\n' "$2" > "$wa/conf"
 	: > "$wa/calls"
 	FB_CONF_FILE=$wa/conf FB_MODROOT=$wa/root/lib/modules FB_MODPROBE=$wa/bin/modprobe FB_INSMOD=$wa/bin/insmod \
-		sh "$top/scripts/modprobe-stock.sh" cuse > /dev/null 2> "$wa/err"
+		sh "$src/scripts/modprobe-stock.sh" cuse > /dev/null 2> "$wa/err"
 }
 if ! command -v depmod > /dev/null || ! command -v cc > /dev/null; then
 	notok "modprobe's fallback with WHEN_AHEAD: depmod and cc are needed"
