@@ -20,9 +20,10 @@ src=$top
 if [ "${FB_AHEAD_BREAK:-0}" = 1 ]; then
 	src=$wa/broken
 	mkdir -p "$src" && cp -R "$top/scripts" "$top/backports" "$top/dkms.conf" "$src/" &&
-		sed -i 's/^stock) ;;$/stock) v=serve ;;/' "$src/scripts/when-ahead.sh" &&
-		grep -q '^stock) v=serve ;;$' "$src/scripts/when-ahead.sh" ||
+		sed -i 's/^stock) ;;$/stock) v=serve ;;/' "$src/scripts/when-ahead.sh"
+	if ! grep -q '^stock) v=serve ;;$' "$src/scripts/when-ahead.sh"; then
 		notok "FB_AHEAD_BREAK: cannot break a copy of scripts/when-ahead.sh"
+	fi
 fi
 wa_sh=${FB_WHEN_AHEAD_SCRIPT:-$src/scripts/when-ahead.sh}
 # shellcheck source=/dev/null
@@ -101,7 +102,7 @@ done
 wa_read() {
 	printf 'WHEN_AHEAD=serve\n' > "$wa/conf"
 	# shellcheck disable=SC2016 # expanded by bash -c
-	env -u FB_PREFIX FB_CONF_FILE="$wa/conf" FB_GATE_CACHE="$wa/gate" action=$1 kernelver="$k" \
+	env -u FB_PREFIX FB_CONF_FILE="$wa/conf" FB_GATE_CACHE="$wa/gate" action="$1" kernelver="$k" \
 		kernel_source_dir="$wa/h/$k" dkms_tree="$wa/dkmstree" FB_IN_AUTOINSTALL_CHECK=1 \
 		bash -c '. "$1"' _ "$src/dkms.conf" 2>&1 > /dev/null | grep 'ahead'
 }

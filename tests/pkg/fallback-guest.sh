@@ -27,6 +27,7 @@ upd=/lib/modules/$k/updates/dkms
 tool=$FB_TOP/tools/fuse-backport
 S=$FB_SCRATCH
 # where the package puts the helper: the path its modprobe.d file names
+# shellcheck disable=SC2016 # the pattern's $0 is the file's, not ours
 helper=$(sed -n 's|^install fuse /bin/sh -c .* exec /bin/sh \([^ ]*\) "\$0".*|\1|p' "$FB_TOP/scripts/fuse-backport.modprobe.conf")
 mkdir -p "$S" "$upd" /usr/lib/modprobe.d "$(dirname "${helper:-/nonexistent/x}")"
 

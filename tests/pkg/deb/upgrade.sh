@@ -175,6 +175,7 @@ if [ -n "$irk" ]; then
 	chmod 755 "$pt_tmp/ibin/modprobe"
 	bad=""
 	for n in fuse cuse virtiofs; do
+		# shellcheck disable=SC2016 # modprobe's $CMDLINE_OPTS, taken out
 		line=$(sed -n "s/^install $n //p" "$iconf" 2> /dev/null | sed 's/\$CMDLINE_OPTS//')
 		: > "$pt_tmp/icalls"
 		# shellcheck disable=SC2016 # expanded by the inner shell
