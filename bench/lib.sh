@@ -5,7 +5,8 @@
 #                            configfs: /tmp/nbdelay (completion delay 50 us)
 #                            and /tmp/nbfast (none)
 #   bench_fio DIR WORKLOAD NUMJOBS   write IOPS of one fio run on DIR/file:
-#                            randwrite 4k direct, WORKLOAD lat (psync) or aio
+#                            randwrite 4k direct (the same offsets in every
+#                            run: fio's fixed seed, randrepeat=1), WORKLOAD lat (psync) or aio
 #                            (libaio iodepth 64), $bench_runtime seconds;
 #                            latfiles: as lat, each job on a file of its
 #                            own, DIR/file.JOB (JOB 0 to NUMJOBS - 1)
@@ -13,8 +14,11 @@
 #                            one, each 1 to 64 (also on the host: ab.sh)
 #   bench_names_ok NAMES LIST   LIST is words of NAMES separated by
 #                            spaces, at least one
+#   bench_clock_ok CLOCK     CLOCK is wall, icount or icount:SHIFT (0-10);
+#                            prints icount's shift ($bench_shift by default)
 #   bench_knobs_check EMPTY  checks FB_BENCH_WORKLOADS, FB_BENCH_VARIANTS,
-#                            FB_BENCH_ORDER, FB_BENCH_JOBS, FB_BENCH_DAEMONS
+#                            FB_BENCH_ORDER, FB_BENCH_CLOCK, FB_BENCH_JOBS,
+#                            FB_BENCH_DAEMONS
 #                            and FB_BENCH_PERF_JOBS (with latfiles: each
 #                            numjobs of the two at most 8), in that order, for run.sh
 #                            (before it builds) and bench.sh; prints the
@@ -45,6 +49,10 @@ bench_size=256M
 bench_size_job=32M
 bench_files_max=8
 bench_runtime=${FB_BENCH_RUNTIME:-4}
+# FB_BENCH_CLOCK=icount's shift: one instruction is 2^0 = 1 ns of the
+# guest's time, the fastest virtual CPU QEMU offers, the nearest to real
+# hardware's (TCG itself runs far fewer instructions a second)
+bench_shift=0
 bench_nb=/sys/kernel/config/nullb
 
 bench_jobs_ok() {
@@ -60,6 +68,17 @@ bench_jobs_ok() {
 		bench_n=$((bench_n + 1))
 	done
 	[ $bench_n -gt 0 ]
+}
+
+# bench_clock_ok CLOCK: wall, icount or icount:SHIFT (0 to 10); prints
+# the icount shift (none for wall)
+bench_clock_ok() {
+	case $1 in
+	wall) ;;
+	icount) echo $bench_shift ;;
+	icount:[0-9] | icount:10) echo "${1#icount:}" ;;
+	*) return 1 ;;
+	esac
 }
 
 bench_names_ok() {
@@ -115,6 +134,8 @@ bench_knobs_check() {
 			{ echo "FB_BENCH_VARIANTS: raw2, the A/A control, needs FB_BENCH_ORDER=interleave (its ratios pair runs made side by side)" && return 1; }
 		;;
 	esac
+	bench_clock_ok "${FB_BENCH_CLOCK:-wall}" > /dev/null ||
+		{ echo "FB_BENCH_CLOCK must be wall, icount or icount:SHIFT (SHIFT 0 to 10), not '$FB_BENCH_CLOCK'" && return 1; }
 	if [ -n "${FB_BENCH_JOBS:-}" ] && ! bench_jobs_ok "$FB_BENCH_JOBS"; then
 		echo "FB_BENCH_JOBS must be numjobs (1-64) separated by spaces, not '$FB_BENCH_JOBS'"
 		return 1
@@ -176,7 +197,7 @@ bench_fio() {
 	# bench_wrap: a command fio runs under (bench_perf's), none for a
 	# counted run
 	${bench_wrap:-} fio --name=b --directory="$1" $bench_file --rw=randwrite --bs=4k --direct=1 \
-		$bench_eng --numjobs="$3" --runtime="$bench_runtime" --time_based --group_reporting \
+		$bench_eng --numjobs="$3" --runtime="$bench_runtime" --time_based --randrepeat=1 --group_reporting \
 		--output-format=terse --terse-version=3 2> "$FB_SCRATCH/fio.err" |
 		awk -F';' 'NR == 1 { print $49 }'
 }

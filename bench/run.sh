@@ -12,7 +12,10 @@
 # usage: bench/run.sh KVER...
 # environment: FB_BENCH_REPS, FB_BENCH_RUNTIME, FB_BENCH_QUICK,
 #   FB_BENCH_WORKLOADS, FB_BENCH_VARIANTS, FB_BENCH_ORDER, FB_BENCH_JOBS,
-#   FB_BENCH_DAEMONS, FB_BENCH_PERF, FB_BENCH_PERF_JOBS (see
+#   FB_BENCH_DAEMONS, FB_BENCH_PERF, FB_BENCH_PERF_JOBS, FB_BENCH_CLOCK
+#   (wall: the guest's clocks follow the host's, as always; icount or
+#   icount:SHIFT: they count the instructions executed, QEMU -icount,
+#   tests/vm/boot.sh --icount, bench_shift in bench/lib.sh) (see
 #   bench/run-guest.sh; the lists and FB_BENCH_ORDER are checked here
 #   before anything is built, a list set but empty refused:
 #   bench_knobs_check in bench/lib.sh)
@@ -26,10 +29,15 @@ die() { [ -n "${res:-}" ] && rmdir "$res" 2> /dev/null; echo "bench: $*" >&2; ex
 # shellcheck source=bench/lib.sh
 . "$top/bench/lib.sh"
 bench_m=$(bench_knobs_check refuse) || die "$bench_m"
+# FB_BENCH_CLOCK=icount: the guest's time counts instructions
+# (tests/vm/boot.sh --icount), so its IOPS are a function of the code run
+icount=$(bench_clock_ok "${FB_BENCH_CLOCK:-wall}")
+clock="" clockname=""
+[ -z "$icount" ] || clock="--icount $icount" clockname=", icount shift=$icount"
 # the knobs set, in the command meta.txt records (as bench/ab.sh)
 bench_env=""
 for v in FB_BENCH_REPS FB_BENCH_RUNTIME FB_BENCH_QUICK FB_BENCH_WORKLOADS FB_BENCH_VARIANTS \
-	FB_BENCH_ORDER FB_BENCH_JOBS FB_BENCH_DAEMONS FB_BENCH_PERF FB_BENCH_PERF_JOBS; do
+	FB_BENCH_ORDER FB_BENCH_CLOCK FB_BENCH_JOBS FB_BENCH_DAEMONS FB_BENCH_PERF FB_BENCH_PERF_JOBS; do
 	eval "l=\${$v:-}"
 	[ -n "$l" ] && bench_env="$bench_env$v=\"$l\" "
 done
@@ -82,9 +90,9 @@ for kver in "$@"; do
 	rm -rf "$csv" "${csv%.csv}.perf" "${csv%.csv}.hp"
 	bootroot=""
 	[ -n "$root" ] && bootroot="--root $root"
-	# shellcheck disable=SC2086 # bootroot: an option and its value
+	# shellcheck disable=SC2086 # bootroot, clock: an option and its value
 	FB_OUT=$out FB_MODDIR="$top/build/$kver" FB_MODDIR_UNPATCHED="$top/build/$kver-unpatched" \
-		"$top/tests/vm/boot.sh" --kver "$kver" $bootroot --timeout 3600 --log "$out/bench-$kver.log" -- \
+		"$top/tests/vm/boot.sh" --kver "$kver" $bootroot $clock --timeout 3600 --log "$out/bench-$kver.log" -- \
 		sh "$top/bench/run-guest.sh" "$csv" ||
 		die "the benchmark VM run failed (log: $out/bench-$kver.log)"
 	[ -z "$root" ] || [ -s "${csv%.csv}.hp" ] ||
@@ -102,7 +110,7 @@ for kver in "$@"; do
 	else
 		fb_meta_write "$res" "${bench_env}make bench KVER=$kver (bench/run.sh $*)" "module: $mod"
 	fi
-	sh bench/report.sh "$res/raw.csv" "$res" "fuse-backport $mod on Debian $kver${root:+ (Debian 13 guest root)}, QEMU TCG 2 vCPUs" ||
+	sh bench/report.sh "$res/raw.csv" "$res" "fuse-backport $mod on Debian $kver${root:+ (Debian 13 guest root)}, QEMU TCG 2 vCPUs$clockname" ||
 		die "cannot make the report"
 	res=""
 done

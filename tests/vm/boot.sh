@@ -3,7 +3,8 @@
 # Boot a Debian kernel in QEMU and run one command in it as root.
 #
 # usage: tests/vm/boot.sh [--kver KVER | --kdir TREE] [--cpus N] [--mem MB]
-#                        [--timeout SEC] [--log FILE] [--rw | --root DIR] -- CMD [ARGS...]
+#                        [--timeout SEC] [--log FILE] [--rw | --root DIR]
+#                        [--icount SHIFT] -- CMD [ARGS...]
 #
 #   --kver KVER    Debian kernel to boot (default 6.12.95+deb12-amd64); fetched
 #                  through tests/vm/kernel.sh when not installed
@@ -11,6 +12,11 @@
 #                  debug kernel, dev/debug-kernel.sh), with its modules from
 #                  the tree; nothing of it is installed on the host
 #   --cpus N       vCPUs (default 2; multi-threaded TCG, so they run in parallel)
+#   --icount SHIFT the guest's clocks count instructions, not host time: QEMU
+#                  -icount shift=SHIFT,sleep=off,align=off (one instruction is
+#                  2^SHIFT ns of virtual time; an idle guest jumps to its next
+#                  timer at once), -rtc clock=vm, and single-threaded TCG
+#                  (icount needs it: the vCPUs take turns on one host thread)
 #   --mem MB       guest memory in MiB (default 2048)
 #   --timeout SEC  kill the guest after SEC seconds, boot included (default 900)
 #   --log FILE     the run's log (default $FB_OUT/run.XXXXXX/vm.log; the last
@@ -73,7 +79,7 @@ here=$(cd "$(dirname "$0")" && pwd -P)
 prog=vm
 
 usage() {
-	sed -n '5,6p' "$0" | sed 's/^# //' >&2
+	sed -n '5,7p' "$0" | sed 's/^# //' >&2
 	exit 2
 }
 bad() {
@@ -94,11 +100,13 @@ tmo=900
 log=
 rw=0
 root=
+icount=
 while [ $# -gt 0 ]; do
 	case $1 in
-	--kver | --kdir | --cpus | --mem | --timeout | --log | --root)
+	--kver | --kdir | --cpus | --mem | --timeout | --log | --root | --icount)
 		[ $# -ge 2 ] || bad "$1 needs a value"
 		case $1 in
+		--icount) icount=$2 ;;
 		--root) root=$2 ;;
 		--kver) kver=$2 ;;
 		--kdir) kdir=$2 ;;
@@ -116,6 +124,7 @@ while [ $# -gt 0 ]; do
 	--timeout=*) tmo=${1#*=} && shift ;;
 	--log=*) log=${1#*=} && shift ;;
 	--root=*) root=${1#*=} && shift ;;
+	--icount=*) icount=${1#*=} && shift ;;
 	--rw) rw=1 && shift ;;
 	--) shift && break ;;
 	-h | --help) usage ;;
@@ -126,6 +135,10 @@ done
 posint --cpus "$cpus"
 posint --mem "$mem"
 posint --timeout "$tmo"
+case $icount in
+'' | [0-9] | 10) ;;
+*) bad "--icount needs a shift from 0 to 10, not '$icount'" ;;
+esac
 if [ -n "$root" ]; then
 	[ -z "$kdir" ] || bad "--root and --kdir cannot be used together"
 	[ "$rw" = 0 ] || bad "--root and --rw cannot be used together"
@@ -246,14 +259,18 @@ cwd=$(pwd -P 2>/dev/null || echo /)
 # a ring buffer that wraps during a long suite (TCG prints "hpet: Lost RTC
 # interrupts" under load) would lose it.
 # Autoloading only; explicit `modprobe NAME` is not affected.
+thread=multi
+[ -z "$icount" ] || thread=single
 blacklist=kvm,kvm_amd,kvm_intel,ccp,ahci,libahci,psmouse,pcspkr,iTCO_wdt,i2c_i801,lpc_ich,serio_raw,evdev,i6300esb,button,qemu_fw_cfg,intel_pmc_bxt
 
 set -- vng --run "$vmlinuz" --disable-kvm --disable-microvm --force-9p \
 	--cpus "$cpus" --memory "${mem}M" \
 	--verbose --append "loglevel=5" --append "log_buf_len=8M" --append "modprobe.blacklist=$blacklist" \
-	--qemu-opts=-nodefaults --qemu-opts=-accel --qemu-opts=tcg,thread=multi \
+	--qemu-opts=-nodefaults --qemu-opts=-accel --qemu-opts=tcg,thread="$thread" \
 	--exec "sh $(shq "$here/init.sh") $(shq "$rundir")"
 [ -n "$kdir_opt" ] && set -- "$@" "$kdir_opt"
+[ -n "$icount" ] && set -- "$@" --qemu-opts=-icount --qemu-opts="shift=$icount,sleep=off,align=off" \
+	--qemu-opts=-rtc --qemu-opts=clock=vm
 # With --rw the results directory is writable as part of the root; vng also
 # refuses --rwdir then.
 if [ "$rw" = 1 ]; then
@@ -270,7 +287,7 @@ else
 fi
 
 {
-	echo "$prog: kernel $kver ($vmlinuz), $cpus vCPUs, ${mem} MiB, timeout ${tmo} s, root $([ "$rw" = 1 ] && echo rw || echo ro)${root:+ $root}, results $out"
+	echo "$prog: kernel $kver ($vmlinuz), $cpus vCPUs${icount:+ (icount shift=$icount)}, ${mem} MiB, timeout ${tmo} s, root $([ "$rw" = 1 ] && echo rw || echo ro)${root:+ $root}, results $out"
 	echo "$prog: cwd $cwd; CMD: $(sed 's/^set -- //' "$rundir/cmd")"
 } >>"$log"
 
