@@ -19,9 +19,10 @@ set -u
 conf=${FB_CONF_FILE:-/etc/fuse-backport/fuse-backport.conf}
 v=""
 if [ -r "$conf" ]; then
-	# the last WHEN_AHEAD= line, one pair of double quotes off
-	v=$(grep '^[[:space:]]*WHEN_AHEAD=' "$conf" | tail -n 1 |
-		sed 's/^[[:space:]]*WHEN_AHEAD=//; s/[[:space:]]*$//; s/^"\(.*\)"$/\1/')
+	# the last WHEN_AHEAD= line, blanks (a CR too) and one pair of quotes
+	# off, as the tools read it (tools/fact_conf.c)
+	v=$(tr -d '\r' < "$conf" | grep '^[[:space:]]*WHEN_AHEAD=' | tail -n 1 |
+		sed 's/^[[:space:]]*WHEN_AHEAD=//; s/[[:space:]]*$//; s/^"\(.*\)"$/\1/; s/^'"'"'\(.*\)'"'"'$/\1/')
 elif [ -e "$conf" ]; then
 	echo "fuse-backport: cannot read $conf (WHEN_AHEAD); serve is used" >&2
 fi

@@ -47,14 +47,22 @@ int takeover_configured(char **why)
 	return ret;
 }
 
-/* KEY= (given with its "=") of BUF, the config file: its last such line, quotes taken off; NULL for none. */
+/*
+ * KEY= (given with its "=") of BUF, the config file: its last such line,
+ * blanks before the key and after the value (a CR too) and one pair of
+ * quotes taken off, as scripts/prefix.sh and scripts/when-ahead.sh read
+ * it; NULL for none.
+ */
 static char *conf_value(char *buf, const char *key_eq)
 {
 	char *line, *save = NULL, *v, *ret = NULL;
 	size_t n;
 
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		line = fb_strip(line);
+		line += strspn(line, " \t");
+		n = strlen(line);
+		while (n && strchr(" \t\r", line[n - 1]))
+			line[--n] = '\0';
 		if (!fb_has_prefix(line, key_eq))
 			continue;
 		v = line + strlen(key_eq);

@@ -644,6 +644,21 @@ else
 	[ "$rc" = 0 ] && [ "$(wc -l < "$work/age.out")" = 1 ] &&
 		grep -q "^fuse-backport: takeover refused: modprobe fusebp takeover=1 failed" "$work/age.out"
 	check $? "takeover boot, TAKEOVER=yes, no fusebp for the running kernel: exit $rc, one line ($(head -n 1 "$work/age.out"))"
+	# The tools and scripts/when-ahead.sh (dkms.conf's, modprobe's) read
+	# WHEN_AHEAD alike: quotes of either kind, blanks, a CR, the last line.
+	bad=""
+	for c in "WHEN_AHEAD='stock'" "  WHEN_AHEAD=stock" 'WHEN_AHEAD=stock\r' 'WHEN_AHEAD="serve"' \
+		'WHEN_AHEAD=stock\nWHEN_AHEAD=serve'; do
+		age_run "$ck" "$c\n" 0 "$tool" status --json --no-probe
+		t=$(aj '.when_ahead.value')
+		printf '%b\n' "$c" > "$work/wa.conf"
+		sv=$(FB_CONF_FILE=$work/wa.conf sh "$top/scripts/when-ahead.sh" 2> /dev/null)
+		if [ -z "$t" ] || [ "$t" != "$sv" ]; then
+			bad="$bad [$c: tools ${t:-none}, script ${sv:-none}]"
+		fi
+	done
+	[ -z "$bad" ]
+	check $? "WHEN_AHEAD is read alike by the tools and scripts/when-ahead.sh (5 spellings)${bad:+:$bad}"
 fi
 [ -z "$mkdir_etc" ] || rmdir /etc/fuse-backport
 
