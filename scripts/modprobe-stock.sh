@@ -56,7 +56,9 @@ if [ -n "$stock" ] && [ -n "$ours" ] && [ "$ours" != "$stock" ] &&
 	[ "$(sh "$wa" 2> /dev/null)" = stock ]; then
 	why="ours ($ours) was built for a kernel ahead of its fs/fuse, and WHEN_AHEAD=stock"
 	load_stock "$@" && exit 0
-	exit 1
+	# The kernel's own did not load (it needs symbols of a fuse of ours
+	# already loaded, or another load came first): ours rather than none.
+	echo "fuse-backport: $m: the kernel's own did not load; ours is loaded instead (WHEN_AHEAD=stock)" >&2
 fi
 
 err=$("$modprobe" --ignore-install "$m" "$@" 2>&1) && exit 0

@@ -49,6 +49,9 @@ wa_case "no file" serve
 wa_case "no key" serve "TAKEOVER=yes"
 wa_case "stock" stock "WHEN_AHEAD=stock"
 wa_case "\"stock\" in quotes" stock 'WHEN_AHEAD="stock"'
+wa_case "'stock' in single quotes" stock "WHEN_AHEAD='stock'"
+wa_case "blanks before the key" stock "  WHEN_AHEAD=stock"
+wa_case "a CRLF line end" stock "$(printf 'WHEN_AHEAD=stock\r')"
 wa_case "the last line counts" serve "$(printf 'WHEN_AHEAD=stock\nWHEN_AHEAD=serve')"
 wa_case "a comment" serve "#WHEN_AHEAD=stock"
 wa_case bogus serve "WHEN_AHEAD=later"
@@ -127,10 +130,13 @@ wa_ko() {
 	printf 'static const char m[] __attribute__((section(".modinfo"), used)) =\n"%s\\0license=GPL";\n' "$2" > "$wa/m.c" &&
 		cc -c -o "$1" "$wa/m.c"
 }
+# the stand-in insmod fails where FB_WA_INSMOD_RC says so
 for t in modprobe insmod; do
 	printf '#!/bin/sh\necho "%s $*" >> "%s/calls"\n' "$t" "$wa" > "$wa/bin/$t"
 	chmod 755 "$wa/bin/$t"
 done
+# shellcheck disable=SC2016 # the stand-in's own variable
+echo 'exit "${FB_WA_INSMOD_RC:-0}"' >> "$wa/bin/insmod"
 # wa_load AGE SETTING: modprobe-stock cuse with ours built as AGE
 wa_load() {
 	wa_ko "$mr/kernel/fs/fuse/cuse.ko" "name=cuse" &&
@@ -153,6 +159,17 @@ else
 	else
 		echo "exit $rc; calls: $(cat "$wa/calls"); stderr: $(cat "$wa/err")" > "$work/err"
 		notok "modprobe's fallback, ours built for an ahead kernel and WHEN_AHEAD=stock: the kernel's own loads"
+	fi
+	# the kernel's own does not load (a fuse of ours already loaded, whose
+	# symbols it lacks): ours rather than none, and one line
+	FB_WA_INSMOD_RC=1 wa_load ahead stock
+	rc=$?
+	if [ $rc = 0 ] && [ "$(tr '\n' ';' < "$wa/calls")" = "insmod $mr/kernel/fs/fuse/cuse.ko;modprobe --ignore-install cuse;" ] &&
+		grep -q "^fuse-backport: cuse: the kernel's own did not load; ours is loaded instead (WHEN_AHEAD=stock)\$" "$wa/err"; then
+		ok "modprobe's fallback, WHEN_AHEAD=stock and the kernel's own fails to load: ours loads ($(cat "$wa/err"))"
+	else
+		echo "exit $rc; calls: $(cat "$wa/calls"); stderr: $(cat "$wa/err")" > "$work/err"
+		notok "modprobe's fallback, WHEN_AHEAD=stock and the kernel's own fails to load: ours loads"
 	fi
 	for as in "ahead serve" "current stock"; do
 		# shellcheck disable=SC2086 # two words
