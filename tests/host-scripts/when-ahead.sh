@@ -151,35 +151,33 @@ wa_load() {
 if ! command -v depmod > /dev/null || ! command -v cc > /dev/null; then
 	notok "modprobe's fallback with WHEN_AHEAD: depmod and cc are needed"
 else
+	# wa_judge DESC CALLS LINE: the last wa_load exited 0, the stand-ins were
+	# called as CALLS (one call a ";"-ended entry), and stderr has LINE (a
+	# regex of a whole line) or, with LINE empty, nothing
+	wa_judge() {
+		rc=$?
+		if [ $rc = 0 ] && [ "$(tr '\n' ';' < "$wa/calls")" = "$2" ] &&
+			if [ -n "$3" ]; then grep -q "^$3\$" "$wa/err"; else [ ! -s "$wa/err" ]; fi; then
+			ok "$1 ($(cat "$wa/err"))"
+		else
+			echo "exit $rc; calls: $(cat "$wa/calls"); stderr: $(cat "$wa/err")" > "$work/err"
+			notok "$1"
+		fi
+	}
 	wa_load ahead stock
-	rc=$?
-	if [ $rc = 0 ] && [ "$(cat "$wa/calls")" = "insmod $mr/kernel/fs/fuse/cuse.ko" ] &&
-		grep -q "^fuse-backport: cuse: ours ($mr/updates/dkms/cuse.ko) was built for a kernel ahead of its fs/fuse, and WHEN_AHEAD=stock; the kernel's own $mr/kernel/fs/fuse/cuse.ko serves instead\$" "$wa/err"; then
-		ok "modprobe's fallback, ours built for an ahead kernel and WHEN_AHEAD=stock: the kernel's own loads ($(cat "$wa/err"))"
-	else
-		echo "exit $rc; calls: $(cat "$wa/calls"); stderr: $(cat "$wa/err")" > "$work/err"
-		notok "modprobe's fallback, ours built for an ahead kernel and WHEN_AHEAD=stock: the kernel's own loads"
-	fi
+	wa_judge "modprobe's fallback, ours built for an ahead kernel and WHEN_AHEAD=stock: the kernel's own loads" \
+		"insmod $mr/kernel/fs/fuse/cuse.ko;" \
+		"fuse-backport: cuse: ours ($mr/updates/dkms/cuse.ko) was built for a kernel ahead of its fs/fuse, and WHEN_AHEAD=stock; the kernel's own $mr/kernel/fs/fuse/cuse.ko serves instead"
 	# the kernel's own does not load (a fuse of ours already loaded, whose
 	# symbols it lacks): ours rather than none, and one line
 	FB_WA_INSMOD_RC=1 wa_load ahead stock
-	rc=$?
-	if [ $rc = 0 ] && [ "$(tr '\n' ';' < "$wa/calls")" = "insmod $mr/kernel/fs/fuse/cuse.ko;modprobe --ignore-install cuse;" ] &&
-		grep -q "^fuse-backport: cuse: the kernel's own did not load; ours is loaded instead (WHEN_AHEAD=stock)\$" "$wa/err"; then
-		ok "modprobe's fallback, WHEN_AHEAD=stock and the kernel's own fails to load: ours loads ($(cat "$wa/err"))"
-	else
-		echo "exit $rc; calls: $(cat "$wa/calls"); stderr: $(cat "$wa/err")" > "$work/err"
-		notok "modprobe's fallback, WHEN_AHEAD=stock and the kernel's own fails to load: ours loads"
-	fi
+	wa_judge "modprobe's fallback, WHEN_AHEAD=stock and the kernel's own fails to load: ours loads" \
+		"insmod $mr/kernel/fs/fuse/cuse.ko;modprobe --ignore-install cuse;" \
+		"fuse-backport: cuse: the kernel's own did not load; ours is loaded instead (WHEN_AHEAD=stock)"
 	for as in "ahead serve" "current stock"; do
 		# shellcheck disable=SC2086 # two words
 		wa_load $as
-		rc=$?
-		if [ $rc = 0 ] && [ "$(cat "$wa/calls")" = "modprobe --ignore-install cuse" ] && [ ! -s "$wa/err" ]; then
-			ok "modprobe's fallback, ours built as ${as% *}, WHEN_AHEAD=${as#* }: ours loads (modprobe --ignore-install cuse)"
-		else
-			echo "exit $rc; calls: $(cat "$wa/calls"); stderr: $(cat "$wa/err")" > "$work/err"
-			notok "modprobe's fallback, ours built as ${as% *}, WHEN_AHEAD=${as#* }: ours loads"
-		fi
+		wa_judge "modprobe's fallback, ours built as ${as% *}, WHEN_AHEAD=${as#* }: ours loads (modprobe --ignore-install cuse)" \
+			"modprobe --ignore-install cuse;" ""
 	done
 fi
