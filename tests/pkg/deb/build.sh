@@ -90,8 +90,15 @@ deps=$(dpkg-deb -f "$deb1" Depends)
 arch=$(dpkg-deb -f "$deb1" Architecture)
 sugg=$(dpkg-deb -f "$deb1" Recommends)
 echo "$deps" | grep -q 'dkms' && ! echo "$deps" | grep -q 'linux-headers' &&
-	[ "$arch" = all ] && [ "$sugg" = "fuse-backport-tools, linux-headers-generic | linux-headers" ]
-tap_check $? "control: Architecture $arch; Depends: $deps; Recommends: $sugg"
+	[ "$arch" = all ] && [ "$sugg" = "fuse-backport-tools" ]
+tap_check $? "control: Architecture $arch; Depends: $deps; Recommends: $sugg (no headers: they pulled in the generic kernel)"
+# What apt would install with the recommendations, on this host's archive:
+# no kernel image, no headers meta package (linux-headers-amd64 depends on
+# linux-image-amd64).
+apt-get -s -o Debug::NoLocking=1 install --reinstall "$deb1" > "$pt_tmp/sim.log" 2>&1
+pulled=$(sed -n 's/^Inst \(linux-[^ ]*\) .*/\1/p' "$pt_tmp/sim.log" | tr '\n' ' ')
+grep -q '^Inst fuse-backport-dkms ' "$pt_tmp/sim.log" && [ -z "$pulled" ]
+tap_check $? "apt install of the .deb with recommendations, simulated: no linux-* package pulled in${pulled:+ (pulls $pulled)}"
 
 mkdir "$pt_tmp/ctl"
 dpkg-deb -e "$deb1" "$pt_tmp/ctl"
@@ -115,6 +122,20 @@ lacks=$(pt_hardened "$pt_tmp/tools-deb/usr/bin/fuse-backport")
 tap_check $? "the tools .deb's /usr/bin/fuse-backport is hardened: bind-now, pie, relro, stack protector, fortify${lacks:+ (lacks: $lacks)}"
 # The admin's settings (TAKEOVER, FB_PREFIX, which dkms.conf reads): a
 # conffile, kept across upgrades; FB_PREFIX named, at its default.
+# Lockstep with the prebuilt modules too, and kmod (modprobe, modinfo).
+tdep=$(dpkg-deb -f "$tools1" Depends)
+tbr=$(dpkg-deb -f "$tools1" Breaks | tr ',' '\n' | sed 's/^ *//' | LC_ALL=C sort | tr '\n' ';')
+uver=${ver%%-*}
+dver=$(dpkg-deb -f "$tools1" Version)
+echo "$tdep" | tr ',' '\n' | grep -qx ' *kmod' &&
+	[ "$tbr" = "fuse-backport-dkms (<< $dver);fuse-backport-dkms (>> $dver);fuse-backport-modules (<< $uver);fuse-backport-modules (>> $uver);fuse-backport-modules-common (<< $dver);fuse-backport-modules-common (>> $dver);" ]
+tap_check $? "the tools .deb depends on kmod and breaks every other version of fuse-backport-dkms and of the prebuilt modules (Depends: $tdep; Breaks: $tbr)"
+# The takeover's arrival, for hosts upgrading from a release without it:
+# apt-listchanges shows NEWS entries newer than the installed version.
+news=$pt_tmp/tools-deb/usr/share/doc/fuse-backport-tools/NEWS.Debian.gz
+nver=$(zcat "$news" 2> /dev/null | dpkg-parsechangelog -l - -S Version 2> /dev/null)
+[ "$nver" = 2026.12.3-1 ] && zcat "$news" | grep -q 'TAKEOVER=no'
+tap_check $? "the tools .deb has NEWS.Debian: the takeover, new in 2026.12.3-1, and how to keep the built-in FUSE (entry: ${nver:-none})"
 rm -rf "$pt_tmp/tools-ctl"
 dpkg-deb -e "$tools1" "$pt_tmp/tools-ctl" 2> /dev/null
 grep -qx /etc/fuse-backport/fuse-backport.conf "$pt_tmp/tools-ctl/conffiles" &&

@@ -48,7 +48,7 @@ if [ "$upgrade" = yes ]; then
 	if [ -n "$tools1" ]; then
 		# the two bounds, in whatever order dpkg-gencontrol wrote them
 		br=$(dpkg-deb -f "$tools1" Breaks)
-		brs=$(echo "$br" | tr ',' '\n' | sed 's/^ *//' | sort | tr '\n' ';')
+		brs=$(echo "$br" | tr ',' '\n' | sed 's/^ *//' | grep "^$pkg " | sort | tr '\n' ';')
 		dpkg --no-act -i "$tools1" > "$pt_tmp/lockstep.log" 2>&1
 		rc=$?
 		[ "$brs" = "$pkg (<< $debver1);$pkg (>> $debver1);" ] && [ $rc != 0 ] &&
