@@ -13,8 +13,13 @@
 #   any other failure (an API the gate does not probe, a full disk, a
 #   compiler): one line, and the kernel is excluded for this version, in
 #   /var/lib/fuse-backport/build-failed/KVER (read by dkms.conf, shown by
-#   `fuse-backport status`), so dkms's hook skips it too. A release of
-#   another version tries the kernel again; so does removing that file.
+#   `fuse-backport status`), so dkms's hook right after ours skips it.
+# The record only stops dkms's hook from failing the same kernel's packages
+# again: every run of this hook for the kernel (its headers or image
+# configured again) tries the build again first, and so does every
+# configure of the package (dpkg-reconfigure fuse-backport-dkms, an
+# upgrade, dnf reinstall), which removes every record. A transient failure
+# (a full disk, an OOM-killed compiler, Ctrl-C) is not kept for good.
 # The running kernel is not touched.
 #
 # On RPM systems the same script is /usr/lib/kernel/install.d/
@@ -40,6 +45,9 @@ v=$(for d in "/var/lib/dkms/$name"/*/source; do
 done | sort -V | tail -n 1)
 [ -n "$v" ] || exit 0
 dkms status -m $name -v "$v" -k "$k" 2> /dev/null | grep -q ': installed' && exit 0
+state=/var/lib/fuse-backport/build-failed
+# a new attempt: dkms.conf would exclude the kernel for the old record
+rm -f "$state/$k"
 rc=0
 err=$(dkms install -m $name -v "$v" -k "$k" 2>&1 > /dev/null) || rc=$?
 case $rc in
@@ -55,9 +63,8 @@ why=${why#fuse-backport: }
 why=${why#"$k: "}
 why=${why#"the build failed: "}
 [ -n "$why" ] || why="dkms install exit $rc ($(echo "$err" | grep . | tail -n 1))"
-state=/var/lib/fuse-backport/build-failed
 if mkdir -p "$state" 2> /dev/null && printf '%s\t%s\n' "$v" "$why" > "$state/$k.tmp" 2> /dev/null; then
 	mv "$state/$k.tmp" "$state/$k"
 fi
-echo "$tag: not installed for $k: the build failed: $why; the stock FUSE stays in use on $k, which $v now leaves alone ($state/$k)" >&2
+echo "$tag: not installed for $k: the build failed: $why; the stock FUSE stays in use on $k until the next try (dpkg-reconfigure $tag or dnf reinstall $tag; $state/$k)" >&2
 exit 0

@@ -87,15 +87,15 @@ static void judge_servers(struct fuse_state *st)
 /*
  * The kernel hook left K to the stock module: this release's build failed
  * there (scripts/kernel-hook.sh), and dkms.conf excludes the kernel for
- * that version. Another version's record is stale: that version tries the
- * kernel again.
+ * that version until the next try: a configure of the package removes
+ * every record and builds again. Another version's record is stale.
  */
 static char *build_failed(const struct kernel *k)
 {
 	if (!k->failed_version || strcmp(k->failed_version, FB_TOOL_VERSION))
 		return NULL;
-	return fb_fmt("its build of %s failed: %s; the stock FUSE stays in use (to try again: rm " FB_BUILD_FAILED_DIR "/%s; dkms autoinstall -k %s)",
-		      k->failed_version, k->failed_why, k->kver, k->kver);
+	return fb_fmt("its build of %s failed: %s; the stock FUSE stays in use (to try again: dpkg-reconfigure fuse-backport-dkms, or dnf reinstall fuse-backport-dkms)",
+		      k->failed_version, k->failed_why);
 }
 
 /*

@@ -375,7 +375,7 @@ unshare -m sh -c 'mount --make-rprivate / && mount -t tmpfs none /var/lib || exi
 	"$1" status --no-probe --json' _ "$tool" "$pv" > "$work/st.json" 2> /dev/null
 why=$(jq -r '.kernels[] | select(.kernel == "6.1.0-998-fbfail-amd64") | .why_none' "$work/st.json" 2> /dev/null)
 stale=$(jq -r '.kernels[] | select(.kernel == "6.1.0-997-fbstale-amd64") | .why_none' "$work/st.json" 2> /dev/null)
-[ "$why" = "its build of $pv failed: modpost: file_write_and_wait_range (not exported by this kernel); the stock FUSE stays in use (to try again: rm /var/lib/fuse-backport/build-failed/6.1.0-998-fbfail-amd64; dkms autoinstall -k 6.1.0-998-fbfail-amd64)" ] &&
+[ "$why" = "its build of $pv failed: modpost: file_write_and_wait_range (not exported by this kernel); the stock FUSE stays in use (to try again: dpkg-reconfigure fuse-backport-dkms, or dnf reinstall fuse-backport-dkms)" ] &&
 	case $stale in "not built "*) true ;; *) false ;; esac
 check $? "status: a kernel the kernel hook left to the stock module says why and how to retry (why_none: ${why:-none}; another release's record: ${stale:-none})"
 rm -rf /lib/modules/6.1.0-998-fbfail-amd64 /lib/modules/6.1.0-997-fbstale-amd64

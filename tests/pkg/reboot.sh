@@ -10,7 +10,8 @@
 # newer (a rollback) and another build of the same version too; the
 # stock fuse loaded (no version) where ours is installed (the drop-in's
 # first install) too; the installed one loaded and nothing of ours installed
-# write nothing; and the postinst, run for real in a private mount
+# write nothing; FUSE built in and our renamed module installed and not
+# loaded (the first install) writes it; and the postinst, run for real in a private mount
 # namespace, writes the note itself. The postinst writing it after an apt
 # upgrade is tests/pkg/repo.sh's (FB_CHECK_FULL=1, in a chroot).
 # Runs in about a second (root, or any user where user namespaces are on).
@@ -28,7 +29,8 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 mkdir -p "$tmp/bin"
 # modinfo -k KVER -F FIELD MODULE: the installed module's fields from
-# $FB_STUB_VERSION and $FB_STUB_SRCVERSION (empty: not found, status 1).
+# $FB_STUB_VERSION and $FB_STUB_SRCVERSION (empty: not found, status 1),
+# for every MODULE, or only for $FB_STUB_NAME where that is set.
 cat > "$tmp/bin/modinfo" << 'EOF'
 #!/bin/sh
 f="" k=""
@@ -37,6 +39,7 @@ while [ $# -gt 1 ]; do
 	shift
 done
 [ "$k" = "$FB_KVER" ] && [ -n "$FB_STUB_VERSION" ] || exit 1
+[ -z "${FB_STUB_NAME:-}" ] || [ "$1" = "$FB_STUB_NAME" ] || exit 1
 case $f in
 version) echo "$FB_STUB_VERSION" ;;
 srcversion) echo "$FB_STUB_SRCVERSION" ;;
@@ -91,7 +94,22 @@ tap_check $? "nothing of ours installed for the running kernel: nothing written"
 rr fuse "" ""
 [ $rc = 0 ] && [ -z "$note" ] && [ -z "$out" ]
 tap_check $? "the stock fuse loaded or built in, nothing of ours by its name for the running kernel: nothing written"
+# The first install where FUSE is built in: the built-in fuse in sysfs (no
+# version; modinfo knows no module fuse), our fusebp installed, not loaded.
 inst=6.12.117+fb3 isrc=B3
+FB_STUB_NAME=fusebp
+export FB_STUB_NAME
+rr fuse "" ""
+[ $rc = 0 ] && [ "$note" = "$written" ] && [ "$(echo "$out" | grep -c .)" = 1 ] &&
+	case $out in *"fusebp 6.12.117+fb3 is installed for the running kernel (FUSE built in) and not loaded: reboot to use it"*) true ;; *) false ;; esac
+tap_check $? "FUSE built in, fusebp installed and not loaded (the first install): note written, one line"
+tap_diag "$out"
+FB_STUB_NAME=acmefs FB_PREFIX=acmefs
+export FB_PREFIX
+rr fuse "" ""
+[ "$note" = "$written" ] && case $out in *"acmefs 6.12.117+fb3 is installed for the running kernel"*) true ;; *) false ;; esac
+tap_check $? "the same with FB_PREFIX=acmefs: the line names acmefs"
+unset FB_STUB_NAME FB_PREFIX
 rr fusebp 6.12.117+fb2 B2
 out=$(PATH="$tmp/bin:$PATH" FB_SYSFS=$tmp/sys FB_RUNDIR=$tmp/run/reboot-required.pkgs FB_KVER=6.12.95+deb12-amd64 \
 	FB_STUB_VERSION=$inst FB_STUB_SRCVERSION=$isrc sh scripts/reboot-required.sh fuse-backport-dkms 2>&1)
@@ -104,8 +122,10 @@ tap_check $? "a run directory it cannot write to (a file, even for root): exit 1
 # namespace: /usr/src holds only the shipped scripts/ of this version (the
 # tree ships scripts/ whole: dkms.files, copied by dev/dkms-files.sh),
 # /lib/modules one kernel with headers, /etc/dkms nothing, dkms is a stub
-# that succeeds; a loaded fusebp older than the installed one must get the
-# note written by the postinst itself.
+# that succeeds, /var/lib a tmpfs with the kernel hook's record of a failed
+# build of this version for the kernel; a loaded fusebp older than the
+# installed one must get the note written by the postinst itself, and the
+# record must be gone (a configure is a new try).
 ver=$(sed -n 's/^PACKAGE_VERSION="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' dkms.conf | head -n 1)
 sed -e 's/#MODULE_NAME#/fuse-backport/g' -e "s/#MODULE_VERSION#/$ver/g" \
 	debian/autoscripts/postinst-dkms > "$tmp/postinst"
@@ -129,9 +149,13 @@ out=$(PATH="$tmp/bin:$PATH" FB_SYSFS=$tmp/sys FB_RUNDIR=$tmp/run FB_KVER=6.12.95
 	mkdir -p "/lib/modules/$FB_KVER/build/include"
 	mkdir -p /etc/dkms
 	mount -t tmpfs none /etc/dkms
+	mount -t tmpfs none /var/lib
+	mkdir -p /var/lib/fuse-backport/build-failed
+	printf "%s\tan earlier failure\n" "$rb_ver" > "/var/lib/fuse-backport/build-failed/$FB_KVER"
 	set +e
 	sh "$rb_tmp/postinst" configure
-	echo "postinst exit $?"' 2>&1)
+	echo "postinst exit $?"
+	echo "records left: $(ls /var/lib/fuse-backport/build-failed | wc -l)"' 2>&1)
 note=$(cat "$tmp/run/reboot-required" "$tmp/run/reboot-required.pkgs" 2> /dev/null | tr '\n' '|')
 r=1
 { grep -qx 'scripts' dkms.files && grep -q 'dev/dkms-files.sh copy' debian/rules; } &&
@@ -140,5 +164,7 @@ r=1
 	echo "$out" | grep -q "loaded fusebp 6.12.117+fb2 is older than the installed 6.12.117+fb3" &&
 	[ "$note" = "$written" ] && r=0
 tap_check $r "the postinst (configure, run in a private mount namespace) builds with dkms and writes the reboot note for a loaded older fusebp"
+echo "$out" | grep -qx 'records left: 0'
+tap_check $? "the postinst removes the kernel hook's record of a failed build of this version first: a configure is a new try ($(echo "$out" | grep '^records left'))"
 echo "$out" | sed 's/^/# /'
 tap_done
