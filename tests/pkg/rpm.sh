@@ -70,6 +70,39 @@ case $cflags in *c*n* | *n*c*) true ;; *) false ;; esac &&
 	grep -qx '#FB_PREFIX=fusebp' "$pt_tmp/tools-rpm/etc/fuse-backport/fuse-backport.conf"
 tap_check $? "the tools rpm's /etc/fuse-backport/fuse-backport.conf is %config(noreplace) (flags: ${cflags:-none}) and names FB_PREFIX (#FB_PREFIX=fusebp)"
 
+# The takeover unit: the package's preset enables it; %post presets it on
+# a first install only; the trigger on an upgrade from a release without
+# the unit (before 2026.12.3) presets it once and says so in one line.
+# Each scriptlet run with a systemctl stub that logs its calls.
+rpm -qp --requires "$trpm" 2> /dev/null | grep -qx 'kmod'
+tap_check $? "the tools rpm requires kmod (modprobe, modinfo)"
+mkdir -p "$pt_tmp/tbin"
+printf '#!/bin/sh\necho "$*" >> "%s"\n' "$pt_tmp/systemctl.log" > "$pt_tmp/tbin/systemctl"
+chmod +x "$pt_tmp/tbin/systemctl"
+rpm -qp --qf '%{POSTIN}' "$trpm" > "$pt_tmp/tpost" 2> /dev/null
+rpm -qp --qf '[%{TRIGGERSCRIPTS}\n]' "$trpm" > "$pt_tmp/ttrig" 2> /dev/null
+trig=$(rpm -qp --triggers "$trpm" 2> /dev/null | head -n 1)
+# tsc SCRIPT ARG...: the scriptlet run; its systemctl calls, a line each joined by |
+tsc() {
+	: > "$pt_tmp/systemctl.log"
+	tsc_out=$(PATH="$pt_tmp/tbin:$PATH" sh "$@" 2>&1)
+	tsc_calls=$(tr '\n' '|' < "$pt_tmp/systemctl.log")
+}
+tsc "$pt_tmp/tpost" 1
+c1=$tsc_calls
+tsc "$pt_tmp/tpost" 2
+c2=$tsc_calls
+tsc "$pt_tmp/ttrig" 1 1
+[ "$(cat "$pt_tmp/tools-rpm/usr/lib/systemd/system-preset/50-fuse-backport.preset" 2> /dev/null)" = 'enable fuse-backport-takeover.service' ] &&
+	[ -f "$pt_tmp/tools-rpm/usr/lib/systemd/system/fuse-backport-takeover.service" ] &&
+	case $c1 in *"preset fuse-backport-takeover.service"*) true ;; *) false ;; esac &&
+	[ -z "$c2" ] &&
+	case $trig in *"fuse-backport-tools < 2026.12.3"*) true ;; *) false ;; esac &&
+	case $tsc_calls in *"preset fuse-backport-takeover.service"*) true ;; *) false ;; esac &&
+	[ "$(echo "$tsc_out" | grep -c .)" = 1 ] && case $tsc_out in *"TAKEOVER=no"*) true ;; *) false ;; esac
+tap_check $? "the tools rpm's unit in /usr/lib/systemd/system, enabled by its preset: %post presets it on a first install (${c1:-nothing}), not on an upgrade (${c2:-nothing}); $trig presets it (${tsc_calls:-nothing}) with one line"
+tap_diag "$tsc_out"
+
 src=/usr/src/$name-$ver
 q -l > "$pt_tmp/files"
 pt_tree_missing "$pt_tmp/files" "$src"
@@ -101,26 +134,41 @@ fi
 # The real %post in a mount namespace of its own: /lib/modules holds fake
 # kernels only, /usr/src the package's payload; uname and dkms are stubs
 # (dkms logs its calls; its build of an EL9 kernel says "excluded", 77, as
-# dkms.conf would, any other succeeds).
+# dkms.conf would, and so does that of a kernel 6.12.0-55.30.1, saying why
+# on stderr as dkms.conf does; any other succeeds). /var/lib is a tmpfs
+# holding the kernel hook's record of a failed build for each kernel.
 ns=$pt_tmp/ns
 mkdir -p "$ns/bin" "$ns/payload"
 (cd "$ns/payload" && rpm2cpio "$rpmf" | cpio -idm --quiet) 2> /dev/null
 # shellcheck disable=SC2016
 printf '#!/bin/sh\n[ "$1" = -r ] && exec echo "$FB_NS_RUNNING"\nexec /bin/uname "$@"\n' > "$ns/bin/uname"
 # shellcheck disable=SC2016
-printf '#!/bin/sh\necho "$*" >> "$FB_NS_LOG"\ncase "$1 $*" in "build "*.el9*) exit 77 ;; esac\nexit 0\n' > "$ns/bin/dkms"
+printf '#!/bin/sh\necho "$*" >> "$FB_NS_LOG"\ncase "$1 $*" in
+"build "*.el9*) exit 77 ;;
+"build "*6.12.0-55.30.1.*) echo "fuse-backport: not building for this kernel: a reason of dkms.conf" >&2; exit 77 ;;
+esac\nexit 0\n' > "$ns/bin/dkms"
 chmod +x "$ns/bin/uname" "$ns/bin/dkms"
 # post_ns RUNNING KVER...: %post with these kernels installed (each with
-# headers); its output in $ns/out, its dkms calls in $ns/dkms
+# headers and a record of a failed build); its output in $ns/out, its dkms
+# calls in $ns/dkms, the records left after it in $ns/records
 post_ns() {
 	: > "$ns/dkms"
 	# shellcheck disable=SC2016
 	FB_NS_RUNNING=$1 FB_NS_LOG=$ns/dkms PATH="$ns/bin:$PATH" unshare -m sh -c '
 		mount --make-rprivate / && mount -t tmpfs fb-modules /lib/modules &&
+			mount -t tmpfs fb-var /var/lib &&
 			mount --bind "$1/payload/usr/src" /usr/src || exit 99
+		d=$1
 		shift
-		for k; do mkdir -p "/lib/modules/$k/build/include"; done
-		sh "$0"' "$pt_tmp/post" "$ns" "$@" > "$ns/out" 2>&1
+		mkdir -p /var/lib/fuse-backport/build-failed
+		for k; do
+			mkdir -p "/lib/modules/$k/build/include"
+			printf "0.0\tan old failure\n" > "/var/lib/fuse-backport/build-failed/$k"
+		done
+		sh "$0"
+		r=$?
+		ls /var/lib/fuse-backport/build-failed > "$d/records"
+		exit $r' "$pt_tmp/post" "$ns" "$@" > "$ns/out" 2>&1
 }
 if [ ! -f "$ns/payload$src/scripts/flavor.sh" ]; then
 	tap_check 1 "%post on fake kernels: the payload has no $src/scripts/flavor.sh"
@@ -137,6 +185,11 @@ else
 	[ $rc = 0 ] && ! grep -q 'nothing to build' "$ns/out" &&
 		grep -q "^build -m $name -v $ver -k 6.12.0-55.24.1.el10_0.x86_64" "$ns/dkms"
 	tap_check $? "%post, an EL9 and a RHEL 10 kernel: dkms builds for 6.12.0-55.24.1.el10_0.x86_64 ($(tr '\n' ' ' < "$ns/out"))"
+	post_ns 6.12.0-55.24.1.el10_0.x86_64 6.12.0-55.24.1.el10_0.x86_64 6.12.0-55.30.1.el10_0.x86_64
+	rc=$?
+	[ $rc = 0 ] && [ ! -s "$ns/records" ] &&
+		grep -qx "$name-dkms: not building for 6.12.0-55.30.1.el10_0.x86_64: a reason of dkms.conf" "$ns/out"
+	tap_check $? "%post, a kernel dkms.conf excludes: the reason in one line; every record of a failed build gone, a new try ($(tr '\n' ' ' < "$ns/out"); left: $(tr '\n' ' ' < "$ns/records"))"
 fi
 
 # --- the kernel-install hook: a failed build leaves one line, never a failure ---
