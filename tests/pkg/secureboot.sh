@@ -8,7 +8,9 @@
 # key is not enrolled (and says what to do), builds it when the key is
 # enrolled, and leaves the renamed flavor alone; as root, `dkms build` of a
 # drop-in kernel under that stub is a BUILD_EXCLUSIVE skip (status 77) with
-# our line, nothing installed. Not shown: a real firmware, a real MOK
+# our line, nothing installed; the postinst's scripts/mok-key.sh makes
+# DKMS's key once where Secure Boot is on and there is none, and nothing
+# where it is off. Not shown: a real firmware, a real MOK
 # enrolment, the EFI-variable path used without mokutil.
 #
 # usage: tests/pkg/secureboot.sh
@@ -81,6 +83,41 @@ sb_case "Failed to read SecureBoot" "" "$cert" 2 'unknown:*' "mokutil cannot rea
 FB_SB_CERT=$cert sb "$on" "CERT is not enrolled" ""
 case $out in *"$cert"*) r=0 ;; *) r=1 ;; esac
 tap_check $r "FB_SB_CERT names the certificate"
+
+# DKMS's key made by the postinst (scripts/mok-key.sh) where Secure Boot is
+# on and there is none: in a directory of the test's (FB_MOK_DIR), with a
+# dkms stub that has no generate_mok (Debian 12's 3.0.10), and openssl.
+# mk SB DIR: the script run under the stub; $out, $rc.
+mkdir -p "$tmp/dbin"
+printf '#!/bin/sh\nexit 0\n' > "$tmp/dbin/dkms"
+chmod 755 "$tmp/dbin/dkms"
+mk() {
+	out=$(PATH="$tmp/dbin:$PATH" FB_MOK_DIR=$2 stubbed "$1" "" sh scripts/mok-key.sh fuse-backport-dkms 2>&1)
+	rc=$?
+}
+if cat /etc/dkms/framework.conf /etc/dkms/framework.conf.d/*.conf 2> /dev/null |
+	grep -q '^[[:space:]]*mok_\(certificate\|signing_key\)='; then
+	tap_skip "mok-key: DKMS's key made under Secure Boot" "this host's /etc/dkms/framework.conf names its own key"
+elif ! command -v openssl > /dev/null; then
+	tap_skip "mok-key: DKMS's key made under Secure Boot" "no openssl"
+else
+	mk "$on" "$tmp/mok"
+	subj=$(openssl x509 -inform DER -noout -subject -in "$tmp/mok/mok.pub" 2> /dev/null)
+	bits=$(openssl rsa -noout -text -in "$tmp/mok/mok.key" 2> /dev/null | sed -n 's/.*Private-Key: (\([0-9]*\) bit.*/\1/p')
+	[ $rc = 0 ] && [ "$(echo "$out" | grep -c .)" = 1 ] &&
+		case $out in *"made $tmp/mok/mok.key and $tmp/mok/mok.pub; enrol it: mokutil --import $tmp/mok/mok.pub"*) true ;; *) false ;; esac &&
+		case $subj in *"CN = DKMS module signing key"* | *"CN=DKMS module signing key"*) true ;; *) false ;; esac &&
+		[ "$bits" = 2048 ] && [ "$(stat -c %a "$tmp/mok/mok.key")" = 600 ]
+	tap_check $? "Secure Boot on, no key: mok.key (RSA $bits, mode $(stat -c %a "$tmp/mok/mok.key" 2> /dev/null)) and mok.pub (DER, $subj) made as dkms makes them, one line saying how to enrol"
+	tap_diag "$out"
+	sum=$(md5sum "$tmp/mok/mok.key" "$tmp/mok/mok.pub")
+	mk "$on" "$tmp/mok"
+	[ $rc = 0 ] && [ -z "$out" ] && [ "$(md5sum "$tmp/mok/mok.key" "$tmp/mok/mok.pub")" = "$sum" ]
+	tap_check $? "a second configure: the key is kept, nothing said"
+	mk "SecureBoot disabled" "$tmp/mok-off"
+	[ $rc = 0 ] && [ -z "$out" ] && [ ! -e "$tmp/mok-off/mok.key" ]
+	tap_check $? "Secure Boot off: no key made, nothing said"
+fi
 
 # dkms.conf, read as dkms reads it ($dkms_tree set, $kernelver and
 # $kernel_source_dir of the kernel): a drop-in and a renamed kernel.
