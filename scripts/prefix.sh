@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The renamed flavor's prefix (FUSE built into the kernel: fusebp.ko,
 # /dev/fusebp, file system types fusebp and fusebpblk). It is the admin's
-# setting, FB_PREFIX= in /etc/fuse-backport/fuse-backport.conf, so that
+# setting, FB_PREFIX= in /etc/fuse-backport/fuse-backport.conf (over the
+# package's defaults in /usr/lib/fuse-backport/fuse-backport.conf), so that
 # every dkms build and remove reads the same one whoever runs dkms: the
 # postinst, the prerm, the rpm scriptlets and the kernel hooks have no
 # FB_PREFIX in their environment. dkms.conf and scripts/build.sh read it
@@ -14,27 +15,32 @@
 # stderr and exit 1.
 #
 # usage: scripts/prefix.sh
-# environment: FB_PREFIX; FB_CONF_FILE (the file; the tests point it at a copy)
+# environment: FB_PREFIX; FB_CONF_FILE (the admin's file) and
+#   FB_CONF_DEFAULTS (the package's defaults; the tests point them at copies)
+defaults=${FB_CONF_DEFAULTS:-/usr/lib/fuse-backport/fuse-backport.conf}
 conf=${FB_CONF_FILE:-/etc/fuse-backport/fuse-backport.conf}
+from=""
 if [ -n "${FB_PREFIX:-}" ]; then
 	p=$FB_PREFIX
 	from="FB_PREFIX=$p in the environment"
-elif [ -e "$conf" ]; then
-	if ! line=$(grep '^[[:space:]]*FB_PREFIX=' "$conf" 2> /dev/null | tail -n 1) && [ ! -r "$conf" ]; then
-		echo "fuse-backport: cannot read $conf (FB_PREFIX)" >&2
-		exit 1
-	fi
-	if [ -z "$line" ]; then
+else
+	# The defaults, then the admin's file: the last FB_PREFIX= line of the
+	# last file that has one; one pair of quotes around the value, as a
+	# shell would read it.
+	for f in "$defaults" "$conf"; do
+		[ -e "$f" ] || continue
+		if ! line=$(grep '^[[:space:]]*FB_PREFIX=' "$f" 2> /dev/null | tail -n 1) && [ ! -r "$f" ]; then
+			echo "fuse-backport: cannot read $f (FB_PREFIX)" >&2
+			exit 1
+		fi
+		[ -n "$line" ] || continue
+		p=$(echo "$line" | sed 's/^[[:space:]]*FB_PREFIX=//; s/[[:space:]]*$//; s/^"\(.*\)"$/\1/; s/^'"'"'\(.*\)'"'"'$/\1/')
+		from="FB_PREFIX=$p in $f"
+	done
+	if [ -z "$from" ]; then
 		echo fusebp
 		exit 0
 	fi
-	# The last FB_PREFIX= line; one pair of quotes around the value, as a
-	# shell would read it.
-	p=$(echo "$line" | sed 's/^[[:space:]]*FB_PREFIX=//; s/[[:space:]]*$//; s/^"\(.*\)"$/\1/; s/^'"'"'\(.*\)'"'"'$/\1/')
-	from="FB_PREFIX=$p in $conf"
-else
-	echo fusebp
-	exit 0
 fi
 case $p in
 fuse | cuse | virtiofs | fuseblk | fusectl | "" | *[!a-z0-9_]* | [!a-z]* | ????????????????*)

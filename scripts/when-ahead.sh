@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # What a kernel ahead of our fs/fuse gets: WHEN_AHEAD= of
-# /etc/fuse-backport/fuse-backport.conf (fuse-backport.conf(5)). serve:
+# /etc/fuse-backport/fuse-backport.conf, over the package's defaults in
+# /usr/lib/fuse-backport/fuse-backport.conf (fuse-backport.conf(5)). serve:
 # ours serves it; stock: it keeps its own FUSE. Not set, or no file:
 # serve. Another value: one line on stderr, and serve.
 #
@@ -13,19 +14,25 @@
 #          and one line on stdout (why it keeps its own FUSE); with serve,
 #          exit 0 and one line (that it is ahead). Not ahead: exit 0,
 #          nothing on stdout
-# environment: FB_CONF_FILE (the file; the tests point it at a copy)
+# environment: FB_CONF_FILE (the admin's file) and FB_CONF_DEFAULTS (the
+#   package's defaults; the tests point them at copies)
 # Installed beside modprobe-stock as /usr/libexec/fuse-backport/when-ahead.
 set -u
-conf=${FB_CONF_FILE:-/etc/fuse-backport/fuse-backport.conf}
-v=""
-if [ -r "$conf" ]; then
-	# the last WHEN_AHEAD= line, blanks (a CR too) and one pair of quotes
-	# off, as the tools read it (tools/fact_conf.c)
-	v=$(tr -d '\r' < "$conf" | grep '^[[:space:]]*WHEN_AHEAD=' | tail -n 1 |
-		sed 's/^[[:space:]]*WHEN_AHEAD=//; s/[[:space:]]*$//; s/^"\(.*\)"$/\1/; s/^'"'"'\(.*\)'"'"'$/\1/')
-elif [ -e "$conf" ]; then
-	echo "fuse-backport: cannot read $conf (WHEN_AHEAD); serve is used" >&2
-fi
+defaults=${FB_CONF_DEFAULTS:-/usr/lib/fuse-backport/fuse-backport.conf}
+v="" conf=""
+for f in "$defaults" "${FB_CONF_FILE:-/etc/fuse-backport/fuse-backport.conf}"; do
+	if [ -r "$f" ]; then
+		# the last WHEN_AHEAD= line of the last file that has one,
+		# blanks (a CR too) and one pair of quotes off, as the tools
+		# read it (tools/fact_conf.c)
+		line=$(tr -d '\r' < "$f" | grep '^[[:space:]]*WHEN_AHEAD=' | tail -n 1)
+		[ -n "$line" ] || continue
+		v=$(echo "$line" | sed 's/^[[:space:]]*WHEN_AHEAD=//; s/[[:space:]]*$//; s/^"\(.*\)"$/\1/; s/^'"'"'\(.*\)'"'"'$/\1/')
+		conf=$f
+	elif [ -e "$f" ]; then
+		echo "fuse-backport: cannot read $f (WHEN_AHEAD)" >&2
+	fi
+done
 case $v in
 "" | serve) v=serve ;;
 stock) ;;

@@ -1,54 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * fuse-backport facts: the admin's settings in FB_CONF_FILE: TAKEOVER=
+ * fuse-backport facts: the settings, FB_CONF_FILE (the admin's) over
+ * FB_CONF_DEFAULTS (the package's): TAKEOVER=
  * (the boot unit and status read it), WHEN_AHEAD= (what a kernel ahead of
  * our fs/fuse gets: the build, the load, the boot and status read it) and
  * FB_PREFIX= (the name DKMS builds the renamed module with,
  * scripts/prefix.sh).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "facts.h"
 
-/* TAKEOVER= of the config file: 1 yes, 0 no, -1 not set (no file, no key). */
-int takeover_configured(char **why)
-{
-	char *buf = fb_read_file(FB_CONF_FILE, NULL);
-	char *line, *save = NULL, *v;
-	int ret = -1;
-
-	*why = NULL;
-	if (!buf) {
-		*why = fb_fmt("%s: %s", FB_CONF_FILE, strerror(errno));
-		return -1;
-	}
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		line = fb_strip(line);
-		if (!fb_has_prefix(line, "TAKEOVER="))
-			continue;
-		v = line + strlen("TAKEOVER=");
-		free(*why);
-		if (!strcmp(v, "yes") || !strcmp(v, "\"yes\"")) {
-			ret = 1;
-		} else if (!strcmp(v, "no") || !strcmp(v, "\"no\"")) {
-			ret = 0;
-		} else {
-			ret = -2;
-			*why = fb_fmt("%s: TAKEOVER=%s is not yes or no", FB_CONF_FILE, v);
-			continue;
-		}
-		*why = fb_fmt("TAKEOVER=%s in %s", ret ? "yes" : "no", FB_CONF_FILE);
-	}
-	if (ret == -1)
-		*why = fb_fmt("no TAKEOVER= in %s", FB_CONF_FILE);
-	free(buf);
-	return ret;
-}
+/*
+ * The files, in the order they are read: a key's last line in the last
+ * file that has it wins. The defaults are the package's (never edited); the
+ * admin's file is never shipped, so no upgrade asks about it.
+ */
+static const char *const conf_files[] = { FB_CONF_DEFAULTS, FB_CONF_FILE };
 
 /*
- * KEY= (given with its "=") of BUF, the config file: its last such line,
+ * KEY= (given with its "=") of BUF, one config file: its last such line,
  * blanks before the key and after the value (a CR too) and one pair of
  * quotes taken off, as scripts/prefix.sh and scripts/when-ahead.sh read
  * it; NULL for none.
@@ -77,45 +51,91 @@ static char *conf_value(char *buf, const char *key_eq)
 	return ret;
 }
 
-/* FB_PREFIX= of the config file: its last such line, NULL for none. */
-char *conf_prefix(void)
+/*
+ * KEY= of the settings: the admin's file over the defaults. *from (if not
+ * NULL) is the file it came from, or NULL where none has it; *none (if not
+ * NULL) says that no file could be read at all (allocated, or NULL).
+ */
+static char *conf_lookup(const char *key_eq, const char **from, char **none)
 {
-	char *buf = fb_read_file(FB_CONF_FILE, NULL);
-	char *ret;
+	char *ret = NULL, *v, *buf;
+	size_t i;
+	bool read = false;
 
-	if (!buf)
-		return NULL;
-	ret = conf_value(buf, "FB_PREFIX=");
-	free(buf);
+	if (from)
+		*from = NULL;
+	for (i = 0; i < sizeof(conf_files) / sizeof(conf_files[0]); i++) {
+		buf = fb_read_file(conf_files[i], NULL);
+		if (!buf)
+			continue;
+		read = true;
+		v = conf_value(buf, key_eq);
+		free(buf);
+		if (!v)
+			continue;
+		free(ret);
+		ret = v;
+		if (from)
+			*from = conf_files[i];
+	}
+	if (none)
+		*none = read ? NULL : fb_strdup("neither " FB_CONF_DEFAULTS " nor " FB_CONF_FILE " exists");
 	return ret;
 }
 
+/* TAKEOVER= of the settings: 1 yes, 0 no, -1 not set (no file, no key). */
+int takeover_configured(char **why)
+{
+	const char *from;
+	char *none, *v = conf_lookup("TAKEOVER=", &from, &none);
+	int ret;
+
+	if (!v) {
+		*why = none ?: fb_strdup("no TAKEOVER= in " FB_CONF_DEFAULTS " or " FB_CONF_FILE);
+		return -1;
+	}
+	free(none);
+	if (!strcmp(v, "yes") || !strcmp(v, "no")) {
+		ret = !strcmp(v, "yes");
+		*why = fb_fmt("TAKEOVER=%s in %s", v, from);
+	} else {
+		ret = -2;
+		*why = fb_fmt("%s: TAKEOVER=%s is not yes or no", from, v);
+	}
+	free(v);
+	return ret;
+}
+
+/* FB_PREFIX= of the settings, NULL for none. */
+char *conf_prefix(void)
+{
+	return conf_lookup("FB_PREFIX=", NULL, NULL);
+}
+
 /*
- * WHEN_AHEAD= of the config file, its last such line: serve 1, stock 0;
- * no file, no key: serve; another value: -2, and serve is used.
+ * WHEN_AHEAD= of the settings: serve 1, stock 0; no file, no key: serve;
+ * another value: -2, and serve is used.
  */
 int when_ahead_configured(char **why)
 {
-	char *buf = fb_read_file(FB_CONF_FILE, NULL);
-	char *v = buf ? conf_value(buf, "WHEN_AHEAD=") : NULL;
+	const char *from;
+	char *none, *v = conf_lookup("WHEN_AHEAD=", &from, &none);
 	int ret;
 
-	if (!buf)
-		*why = fb_fmt("%s: %s: serve", FB_CONF_FILE, strerror(errno));
-	else if (!v)
-		*why = fb_strdup("no WHEN_AHEAD= in " FB_CONF_FILE ": serve");
 	if (!v) {
-		free(buf);
+		*why = none ? fb_fmt("%s: serve", none) :
+			fb_strdup("no WHEN_AHEAD= in " FB_CONF_DEFAULTS " or " FB_CONF_FILE ": serve");
+		free(none);
 		return 1;
 	}
+	free(none);
 	if (!strcmp(v, "serve") || !strcmp(v, "stock")) {
 		ret = !strcmp(v, "serve");
-		*why = fb_fmt("WHEN_AHEAD=%s in %s", v, FB_CONF_FILE);
+		*why = fb_fmt("WHEN_AHEAD=%s in %s", v, from);
 	} else {
 		ret = -2;
-		*why = fb_fmt("WHEN_AHEAD=%s in %s is not serve or stock; serve is used", v, FB_CONF_FILE);
+		*why = fb_fmt("WHEN_AHEAD=%s in %s is not serve or stock; serve is used", v, from);
 	}
 	free(v);
-	free(buf);
 	return ret;
 }

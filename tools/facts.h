@@ -103,7 +103,12 @@ char kernel_fuse_config(const char *kver, char **evidence);
 /* The same for the running kernel, else from what is registered and loaded. */
 char running_fuse_config(void);
 
-/* fact_conf.c: the admin's settings; the packages ship it with TAKEOVER=yes. */
+/*
+ * fact_conf.c: the settings. The package's defaults (TAKEOVER=yes,
+ * WHEN_AHEAD=serve), then the admin's file, which no package ships: a key
+ * set there wins.
+ */
+#define FB_CONF_DEFAULTS "/usr/lib/fuse-backport/fuse-backport.conf"
 #define FB_CONF_FILE "/etc/fuse-backport/fuse-backport.conf"
 
 /* TAKEOVER=: 1 yes, 0 no, -1 not set, -2 invalid; *why says where (free it). */

@@ -483,6 +483,38 @@ p=$(prefix_says "$top/tools/fuse-backport.conf")
 rc=$(cat "$work/px.rc")
 [ "$rc" != 99 ] && [ -z "$p" ] && grep -qx '#FB_PREFIX=fusebp' "$top/tools/fuse-backport.conf"
 check $? "status, the shipped config file (#FB_PREFIX=fusebp): no FB_PREFIX problem (exit $rc)"
+# The two files: the package's defaults (/usr/lib/fuse-backport, the
+# shipped tools/fuse-backport.conf) and the admin's /etc file over them,
+# each on a tmpfs of a mount namespace. The tool and the scripts
+# (scripts/when-ahead.sh, scripts/prefix.sh, pointed at the same two files)
+# take the same value from the same file.
+mkdir_lib=""
+[ -d /usr/lib/fuse-backport ] || { mkdir /usr/lib/fuse-backport && mkdir_lib=1; }
+conf2_says() { # conf2_says ADMIN-TEXT: takeover's line, then status's when_ahead
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	unshare -m sh -c 'mount --make-rprivate / && mount -t tmpfs none /etc/fuse-backport &&
+		mount -t tmpfs none /usr/lib/fuse-backport || exit 99
+		cp "$1" /usr/lib/fuse-backport/fuse-backport.conf &&
+		if [ -n "$2" ]; then printf "%b" "$2" > /etc/fuse-backport/fuse-backport.conf; fi &&
+		"$3" takeover && "$3" status --json --no-probe | jq -r ".when_ahead.value, .when_ahead.evidence"' \
+		sh "$top/tools/fuse-backport.conf" "$1" "$tool" 2> /dev/null | tr '\n' '|'
+}
+c2=$(conf2_says "")
+case $c2 in "takeover: configured yes (TAKEOVER=yes in /usr/lib/fuse-backport/fuse-backport.conf), "*"|serve|WHEN_AHEAD=serve in /usr/lib/fuse-backport/fuse-backport.conf|") r=0 ;; *) r=1 ;; esac
+check $r "settings: the package's defaults alone: TAKEOVER=yes and WHEN_AHEAD=serve from /usr/lib/fuse-backport ($c2)"
+c2=$(conf2_says '# mine\nTAKEOVER=no\n WHEN_AHEAD="stock"\r\n')
+sa=$(printf '# mine\nTAKEOVER=no\n WHEN_AHEAD="stock"\r\n' > "$work/admin.conf" &&
+	FB_CONF_DEFAULTS="$top/tools/fuse-backport.conf" FB_CONF_FILE="$work/admin.conf" sh "$top/scripts/when-ahead.sh" 2> /dev/null)
+case $c2 in "takeover: configured no (TAKEOVER=no in /etc/fuse-backport/fuse-backport.conf), "*"|stock|WHEN_AHEAD=stock in /etc/fuse-backport/fuse-backport.conf|") r=0 ;; *) r=1 ;; esac
+[ "$sa" = stock ] || r=1
+check $r "settings: the admin's /etc file over the defaults: TAKEOVER=no and WHEN_AHEAD=stock from /etc, scripts/when-ahead.sh says $sa ($c2)"
+printf 'FB_PREFIX=acmefs\n' > "$work/admin-px.conf"
+printf '#FB_PREFIX=fusebp\nFB_PREFIX=fromdefaults\n' > "$work/defaults-px.conf"
+pa=$(env -u FB_PREFIX FB_CONF_DEFAULTS="$work/defaults-px.conf" FB_CONF_FILE="$work/admin-px.conf" sh "$top/scripts/prefix.sh" 2>&1)
+pd=$(env -u FB_PREFIX FB_CONF_DEFAULTS="$work/defaults-px.conf" FB_CONF_FILE="$work/none.conf" sh "$top/scripts/prefix.sh" 2>&1)
+[ "$pa" = acmefs ] && [ "$pd" = fromdefaults ]
+check $? "settings: scripts/prefix.sh takes FB_PREFIX from the admin's file over the defaults ($pa), else from the defaults ($pd)"
+[ -z "$mkdir_lib" ] || rmdir /usr/lib/fuse-backport
 # The age of the running kernel's FUSE against ours (tools/fact_age.c) and
 # WHEN_AHEAD= of the config file. The running kernel is a fake one, told
 # to the tool by an LD_PRELOAD uname(2) (tests/host-tools/fbuname.c): of

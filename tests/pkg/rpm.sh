@@ -63,12 +63,17 @@ mkdir -p "$pt_tmp/tools-rpm"
 lacks=$(pt_hardened "$pt_tmp/tools-rpm/usr/bin/fuse-backport")
 [ -f "$pt_tmp/tools-rpm/usr/bin/fuse-backport" ] && [ -z "$lacks" ]
 tap_check $? "the tools rpm's /usr/bin/fuse-backport is hardened: bind-now, pie, relro, stack protector, fortify${lacks:+ (lacks: $lacks)}"
-# The admin's settings (TAKEOVER, FB_PREFIX, which dkms.conf reads):
-# %config(noreplace), kept across upgrades; FB_PREFIX named, at its default.
+# The settings (TAKEOVER, FB_PREFIX, which dkms.conf reads): the package's
+# defaults in /usr/lib/fuse-backport, FB_PREFIX named at its default; the
+# admin's /etc/fuse-backport/fuse-backport.conf owned but never shipped
+# (%ghost %config(noreplace): an upgrade neither replaces nor saves it
+# aside).
 cflags=$(rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$trpm" 2> /dev/null | sed -n 's| /etc/fuse-backport/fuse-backport.conf$||p')
-case $cflags in *c*n* | *n*c*) true ;; *) false ;; esac &&
-	grep -qx '#FB_PREFIX=fusebp' "$pt_tmp/tools-rpm/etc/fuse-backport/fuse-backport.conf"
-tap_check $? "the tools rpm's /etc/fuse-backport/fuse-backport.conf is %config(noreplace) (flags: ${cflags:-none}) and names FB_PREFIX (#FB_PREFIX=fusebp)"
+case $cflags in *c*) true ;; *) false ;; esac && case $cflags in *n*) true ;; *) false ;; esac &&
+	case $cflags in *g*) true ;; *) false ;; esac && [ ! -e "$pt_tmp/tools-rpm/etc/fuse-backport/fuse-backport.conf" ] &&
+	grep -qx '#FB_PREFIX=fusebp' "$pt_tmp/tools-rpm/usr/lib/fuse-backport/fuse-backport.conf" &&
+	grep -qx 'TAKEOVER=yes' "$pt_tmp/tools-rpm/usr/lib/fuse-backport/fuse-backport.conf"
+tap_check $? "the tools rpm's defaults in /usr/lib/fuse-backport/fuse-backport.conf (TAKEOVER=yes, #FB_PREFIX=fusebp); /etc/fuse-backport/fuse-backport.conf %ghost %config(noreplace), not shipped (flags: ${cflags:-none})"
 
 # The takeover unit: the package's preset enables it; %post presets it on
 # a first install only; the trigger on an upgrade from a release without

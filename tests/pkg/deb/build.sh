@@ -120,8 +120,6 @@ dpkg-deb -x "$tools1" "$pt_tmp/tools-deb" 2> /dev/null
 lacks=$(pt_hardened "$pt_tmp/tools-deb/usr/bin/fuse-backport")
 [ -f "$pt_tmp/tools-deb/usr/bin/fuse-backport" ] && [ -z "$lacks" ]
 tap_check $? "the tools .deb's /usr/bin/fuse-backport is hardened: bind-now, pie, relro, stack protector, fortify${lacks:+ (lacks: $lacks)}"
-# The admin's settings (TAKEOVER, FB_PREFIX, which dkms.conf reads): a
-# conffile, kept across upgrades; FB_PREFIX named, at its default.
 # Lockstep with the prebuilt modules too, and kmod (modprobe, modinfo).
 tdep=$(dpkg-deb -f "$tools1" Depends)
 tbr=$(dpkg-deb -f "$tools1" Breaks | tr ',' '\n' | sed 's/^ *//' | LC_ALL=C sort | tr '\n' ';')
@@ -136,8 +134,13 @@ news=$pt_tmp/tools-deb/usr/share/doc/fuse-backport-tools/NEWS.Debian.gz
 nver=$(zcat "$news" 2> /dev/null | dpkg-parsechangelog -l - -S Version 2> /dev/null)
 [ "$nver" = 2026.12.3-1 ] && zcat "$news" | grep -q 'TAKEOVER=no'
 tap_check $? "the tools .deb has NEWS.Debian: the takeover, new in 2026.12.3-1, and how to keep the built-in FUSE (entry: ${nver:-none})"
+# The settings (TAKEOVER, FB_PREFIX, which dkms.conf reads): the package's
+# defaults in /usr/lib/fuse-backport, FB_PREFIX named at its default; the
+# admin's /etc/fuse-backport/fuse-backport.conf is never shipped, so no
+# conffile, and no upgrade asks about it.
 rm -rf "$pt_tmp/tools-ctl"
 dpkg-deb -e "$tools1" "$pt_tmp/tools-ctl" 2> /dev/null
-grep -qx /etc/fuse-backport/fuse-backport.conf "$pt_tmp/tools-ctl/conffiles" &&
-	grep -qx '#FB_PREFIX=fusebp' "$pt_tmp/tools-deb/etc/fuse-backport/fuse-backport.conf"
-tap_check $? "the tools .deb's /etc/fuse-backport/fuse-backport.conf is a conffile and names FB_PREFIX (#FB_PREFIX=fusebp)"
+[ ! -s "$pt_tmp/tools-ctl/conffiles" ] && [ ! -e "$pt_tmp/tools-deb/etc/fuse-backport" ] &&
+	grep -qx '#FB_PREFIX=fusebp' "$pt_tmp/tools-deb/usr/lib/fuse-backport/fuse-backport.conf" &&
+	grep -qx 'TAKEOVER=yes' "$pt_tmp/tools-deb/usr/lib/fuse-backport/fuse-backport.conf"
+tap_check $? "the tools .deb: defaults in /usr/lib/fuse-backport/fuse-backport.conf (TAKEOVER=yes, #FB_PREFIX=fusebp), no conffile ($(tr '\n' ' ' < "$pt_tmp/tools-ctl/conffiles" 2> /dev/null))"

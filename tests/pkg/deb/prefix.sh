@@ -15,7 +15,7 @@ prefix_k=""
 pconf=/etc/fuse-backport/fuse-backport.conf
 case $(our_modules "$vm_kver") in
 */fusebp.ko*)
-	if [ -f "$pconf" ]; then
+	if mkdir -p "${pconf%/*}"; then
 		echo 'FB_PREFIX=acmefs' >> "$pconf"
 		prefix_k=$vm_kver
 		env -u FB_PREFIX dkms remove -m $name -v "$ver" -k "$vm_kver" > "$pt_tmp/prefix.log" 2>&1
@@ -29,7 +29,7 @@ case $(our_modules "$vm_kver") in
 		[ -n "$acme" ] || pt_log "$pt_tmp/prefix.log" 10
 		[ -n "$acme" ] || pt_log "$pt_tmp/prefix-hook.log" 10
 	else
-		tap_check 1 "FB_PREFIX from the config file: no $pconf (fuse-backport-tools installed?)"
+		tap_check 1 "FB_PREFIX from the config file: cannot make ${pconf%/*}"
 	fi
 	;;
 *)

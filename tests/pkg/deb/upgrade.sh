@@ -135,12 +135,41 @@ tv_ok=1
 case $tv in "fuse-backport $ver (modules $modvers,"*) tv_ok=0 ;; esac
 [ -n "$tools1" ] && [ $tv_ok = 0 ] && [ -x /usr/sbin/mount.fusebp ]
 tap_check $? "fuse-backport-tools: fuse-backport --version says $ver and every base's module version ($modvers: $tv), mount.fusebp is there"
-# The takeover's switch, a conffile, and its boot unit: enabled, not run.
+# The takeover's switch, on by the package's defaults (no conffile), and its
+# boot unit: enabled, not run.
 wants=/etc/systemd/system/sysinit.target.wants/fuse-backport-takeover.service
-grep -qx 'TAKEOVER=yes' /etc/fuse-backport/fuse-backport.conf &&
-	dpkg-query -W -f '${Conffiles}' fuse-backport-tools | grep -q ' /etc/fuse-backport/fuse-backport.conf ' &&
+grep -qx 'TAKEOVER=yes' /usr/lib/fuse-backport/fuse-backport.conf &&
+	[ -z "$(dpkg-query -W -f '${Conffiles}' fuse-backport-tools)" ] &&
+	fuse-backport takeover 2> /dev/null | grep -q '(TAKEOVER=yes in /usr/lib/fuse-backport/fuse-backport.conf)' &&
 	[ -L "$wants" ] && [ -f "$(readlink -f "$wants")" ]
-tap_check $? "fuse-backport-tools: TAKEOVER=yes in the conffile /etc/fuse-backport/fuse-backport.conf, fuse-backport-takeover.service enabled ($(readlink "$wants" 2> /dev/null || echo 'no link'))"
+tap_check $? "fuse-backport-tools: TAKEOVER=yes by the defaults in /usr/lib/fuse-backport/fuse-backport.conf, no conffile, fuse-backport-takeover.service enabled ($(readlink "$wants" 2> /dev/null || echo 'no link'))"
+# No prompt, ever: the admin sets TAKEOVER=no in /etc; the same version
+# again with its shipped settings file changed (one comment line more, as
+# a release changes them), installed by dpkg with no --force-conf* and no
+# terminal: no question, the admin's file untouched and in force.
+# (A conffile there would stop dpkg at its prompt: end of file on stdin.)
+if [ -n "$tools1" ] && command -v fuse-backport > /dev/null; then
+	rm -rf "$pt_tmp/trepack"
+	dpkg-deb -R "$tools1" "$pt_tmp/trepack" 2> /dev/null
+	for f in usr/lib/fuse-backport/fuse-backport.conf etc/fuse-backport/fuse-backport.conf; do
+		[ -f "$pt_tmp/trepack/$f" ] && echo '# a comment a later release adds' >> "$pt_tmp/trepack/$f"
+	done
+	[ ! -f "$pt_tmp/trepack/DEBIAN/md5sums" ] ||
+		(cd "$pt_tmp/trepack" && find . -type f ! -path './DEBIAN/*' -printf '%P\0' | sort -z | xargs -0 md5sum > DEBIAN/md5sums)
+	mkdir -p /etc/fuse-backport
+	printf '# mine\nTAKEOVER=no\n' >> /etc/fuse-backport/fuse-backport.conf
+	before=$(md5sum < /etc/fuse-backport/fuse-backport.conf)
+	dpkg-deb -b "$pt_tmp/trepack" "$pt_tmp/tools-changed.deb" > /dev/null 2>&1 &&
+		DEBIAN_FRONTEND=noninteractive dpkg -i "$pt_tmp/tools-changed.deb" < /dev/null > "$pt_tmp/noprompt.log" 2>&1
+	rc=$?
+	[ $rc = 0 ] && [ "$(md5sum < /etc/fuse-backport/fuse-backport.conf)" = "$before" ] &&
+		fuse-backport takeover 2> /dev/null | grep -q '(TAKEOVER=no in /etc/fuse-backport/fuse-backport.conf)'
+	tap_check $? "the tools' settings changed by a new package while the admin set TAKEOVER=no: dpkg -i, no terminal, no --force-conf: exit $rc, no question, the admin's file kept and in force"
+	[ $rc = 0 ] || pt_log "$pt_tmp/noprompt.log" 8
+	rm -f /etc/fuse-backport/fuse-backport.conf
+	rmdir /etc/fuse-backport 2> /dev/null
+	dpkg -i "$tools1" > /dev/null 2>&1
+fi
 dpkg -L $pkg > "$pt_tmp/dpkg-L" 2> /dev/null
 trees_missing=""
 for t in $(pt_trees); do
