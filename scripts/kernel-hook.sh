@@ -53,6 +53,8 @@ err=$(dkms install -m $name -v "$v" -k "$k" 2>&1 > /dev/null) || rc=$?
 case $rc in
 0)
 	echo "$tag: built and installed for $k"
+	# a copy an upgrade kept while the kernel had no headers goes
+	sh "/usr/src/$name-$v/scripts/keep-modules.sh" "$tag" drop "$k" 2> /dev/null
 	exit 0
 	;;
 77) exit 0 ;;

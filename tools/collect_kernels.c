@@ -22,6 +22,7 @@ static const char *const ours_dirs[] = {
 	"updates/dkms",			/* DKMS on Debian */
 	"extra",			/* DKMS on EL */
 	"updates/" FB_DKMS_NAME,	/* the prebuilt kmod .deb */
+	"updates/" FB_DKMS_NAME "-kept",	/* kept by an upgrade, no headers */
 };
 
 /* Is FILE a module of ours? Its modinfo, or false; a failed modinfo is an error. */

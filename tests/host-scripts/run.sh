@@ -245,6 +245,10 @@ fi
 # shellcheck source=tests/host-scripts/when-ahead.sh
 . "$top/tests/host-scripts/when-ahead.sh"
 
+# An upgrade keeps the modules it cannot build again (scripts/keep-modules.sh).
+# shellcheck source=tests/host-scripts/keep-modules.sh
+. "$top/tests/host-scripts/keep-modules.sh"
+
 # How a run's closing count is taken (tests/lib/count.sh), on fake logs.
 # shellcheck source=tests/host-scripts/count.sh
 . "$top/tests/host-scripts/count.sh"

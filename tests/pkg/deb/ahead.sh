@@ -12,17 +12,18 @@
 # fs/fuse (FUSE_CURRENT_TO): ahead. With WHEN_AHEAD=stock in the admin's
 # file, installing them with apt builds nothing for it (our kernel hook and
 # dkms's run dkms.conf, which says why in one line) and exits 0; the other
-# kernels' modules are untouched. The file is put back as it was.
+# kernels' modules are untouched. The admin's file is put back as it was
+# (or removed, where there was none).
 pconf=/etc/fuse-backport/fuse-backport.conf
 # shellcheck source=/dev/null
 checked=$(. "$top/backports/6.12/pin" && echo "${FUSE_CURRENT_TO:-$UPSTREAM_VERSION}")
 aheadv=${checked%.*}.$((${checked##*.} + 1))
 aheadk=$aheadv+fbahead-amd64
-if [ ! -f "$pconf" ]; then
-	tap_check 1 "WHEN_AHEAD=stock: no $pconf (fuse-backport-tools installed?)"
-elif pt_fake_headers_deb $aheadk "$pt_tmp/aheadfake" "" "6.12.*-amd64" "ahead:$aheadv" 2> "$pt_tmp/aheadfake.log"; then
-	cp -p "$pconf" "$pt_tmp/conf.keep"
-	echo 'WHEN_AHEAD=stock' >> "$pconf"
+if pt_fake_headers_deb $aheadk "$pt_tmp/aheadfake" "" "6.12.*-amd64" "ahead:$aheadv" 2> "$pt_tmp/aheadfake.log"; then
+	# the admin's file (no package ships it): kept as it was, or removed
+	rm -f "$pt_tmp/conf.keep"
+	[ ! -f "$pconf" ] || cp -p "$pconf" "$pt_tmp/conf.keep"
+	mkdir -p "${pconf%/*}" && echo 'WHEN_AHEAD=stock' >> "$pconf"
 	others=$(sums)
 	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 install -y -q \
 		"$pt_tmp/aheadfake/linux-headers-$aheadk.deb" > "$pt_tmp/ahead.log" 2>&1
@@ -50,7 +51,11 @@ elif pt_fake_headers_deb $aheadk "$pt_tmp/aheadfake" "" "6.12.*-amd64" "ahead:$a
 	tap_check $? "fuse-backport status: $aheadk is ${age:-?}: ${wn:-no why_none}"
 	rm -rf "/lib/modules/$aheadk/kernel" "/lib/modules/$aheadk/modules.order"
 	dpkg --purge "linux-headers-$aheadk" > /dev/null 2>&1
-	cp -p "$pt_tmp/conf.keep" "$pconf"
+	if [ -f "$pt_tmp/conf.keep" ]; then
+		cp -p "$pt_tmp/conf.keep" "$pconf"
+	else
+		rm -f "$pconf"
+	fi
 else
 	tap_check 1 "fake headers of $aheadk built ($(tail -n 1 "$pt_tmp/aheadfake.log"))"
 fi

@@ -38,4 +38,18 @@ if [ -n "$hdr_k" ]; then
 		echo "$before" | grep -q /cuse.ko && echo "$before" | grep -q /virtiofs.ko && echo "$before" | grep -q /fuse.ko
 	tap_check $? "$hdr_k: headers removed, with fuse, cuse and virtiofs of ours installed"
 	gone_k=$hdr_k
+	# An upgrade (the same version again: its prerm runs "upgrade", then
+	# dh_dkms's dkms remove --all) cannot build for it any more: the
+	# modules of ours it had stay, and one line says so.
+	dpkg -i "$deb1" > "$pt_tmp/keep.log" 2>&1
+	rc=$?
+	kf=$(modinfo -k "$hdr_k" -F filename fuse 2> /dev/null)
+	kv=$(modinfo -k "$hdr_k" -F version fuse 2> /dev/null)
+	kc=$(modinfo -k "$hdr_k" -F filename cuse 2> /dev/null)
+	[ $rc = 0 ] && case $kf in */updates/fuse-backport-kept/fuse.ko*) true ;; *) false ;; esac &&
+		case $kc in */updates/fuse-backport-kept/cuse.ko*) true ;; *) false ;; esac &&
+		case $kv in *+fb[0-9]*) true ;; *) false ;; esac &&
+		[ "$(grep -c "^$pkg: $hdr_k has no headers: its module of ours ($kv) is kept in /lib/modules/$hdr_k/updates/fuse-backport-kept; install linux-headers-$hdr_k" "$pt_tmp/keep.log")" = 1 ]
+	tap_check $? "$hdr_k (no headers), $pkg installed again (an upgrade): modprobe still finds ours ($kf, $kv), one line"
+	[ $rc = 0 ] || pt_log "$pt_tmp/keep.log" 10
 fi

@@ -38,9 +38,9 @@ if [ -n "$gone_k" ]; then
 	# which for a headers-only kernel on this host it is not (6.1.0-57's
 	# stock module is checked below).
 	dep=/lib/modules/$gone_k/modules.dep
-	[ -z "$(our_modules "$gone_k")" ] && { [ ! -e "$dep" ] ||
-		! grep -Eq '(^|/)updates/dkms/(fuse|cuse|virtiofs|fusebp)\.ko' "$dep"; }
-	tap_check $? "$gone_k (no headers): fuse, cuse, virtiofs of ours removed$([ -e "$dep" ] && echo ', modules.dep names none of them')"
+	[ -z "$(our_modules "$gone_k")" ] && [ ! -e "/lib/modules/$gone_k/updates/fuse-backport-kept" ] && { [ ! -e "$dep" ] ||
+		! grep -Eq '(^|/)updates/(dkms|fuse-backport-kept)/(fuse|cuse|virtiofs|fusebp)\.ko' "$dep"; }
+	tap_check $? "$gone_k (no headers): fuse, cuse, virtiofs of ours removed, the copies an upgrade kept too$([ -e "$dep" ] && echo ', modules.dep names none of them')"
 fi
 ! dkms status -m $name 2> /dev/null | grep -q . && [ ! -e "/var/lib/dkms/$name" ]
 tap_check $? "dkms status has no $name, /var/lib/dkms/$name is gone"
