@@ -41,6 +41,7 @@ struct fb_fault;
 struct fb_config {
 	const char *dev;
 	const char *fstype;
+	const char *source;	/* mount(2)'s source: a block device for fuseblk */
 	const char *backing;
 	const char *backing_nested;
 	const char *mountpoint;

@@ -39,6 +39,7 @@
 struct fb_config cfg = {
 	.dev = "/dev/fuse",
 	.fstype = "fuse",
+	.source = "fbtestd",
 	.mode = FB_MODE_CACHED,
 	.threads = 4,
 	.attr_timeout = 1,
@@ -171,6 +172,8 @@ static void usage(FILE *f)
 "  --backing DIR         directory tree to serve (required)\n"
 "  --dev PATH            FUSE device (default /dev/fuse)\n"
 "  --fstype NAME         file system type for mount(2) (default fuse)\n"
+"  --source SRC          mount(2)'s source (default fbtestd; fuseblk: a block\n"
+"                        device)\n"
 "  --opts EXTRA          extra mount options (e.g. default_permissions)\n"
 "  --mode cached|direct|passthrough   open reply mode (default cached)\n"
 "  --parallel            FOPEN_PARALLEL_DIRECT_WRITES on every open\n"
@@ -363,12 +366,13 @@ enum {
 	O_NOXATTR, O_THREADS, O_DELAY, O_STATS, O_FAULT, O_FAULTOP,
 	O_FAULTCNT, O_NESTED, O_FOREGROUND, O_LOG, O_OPTS, O_LIST, O_HELP,
 	O_PIDFILE, O_BDIRECT, O_FAULTUID, O_ATTRTMO, O_CAPSD, O_CHMODOWN, O_MODEUID,
-	O_IDMAP, O_FAILNTH, O_WBCACHE, O_FAKESUID, O_INITTMO,
+	O_IDMAP, O_FAILNTH, O_WBCACHE, O_FAKESUID, O_INITTMO, O_SOURCE,
 };
 
 static const struct option longopts[] = {
 	{ "dev", required_argument, NULL, O_DEV },
 	{ "fstype", required_argument, NULL, O_FSTYPE },
+	{ "source", required_argument, NULL, O_SOURCE },
 	{ "backing", required_argument, NULL, O_BACKING },
 	{ "mode", required_argument, NULL, O_MODE },
 	{ "parallel", no_argument, NULL, O_PARALLEL },
@@ -412,6 +416,9 @@ static void parse_args(int argc, char **argv)
 			break;
 		case O_FSTYPE:
 			cfg.fstype = optarg;
+			break;
+		case O_SOURCE:
+			cfg.source = optarg;
 			break;
 		case O_BACKING:
 			cfg.backing = optarg;
@@ -621,7 +628,7 @@ int main(int argc, char **argv)
 
 		if (cfg.fail_nth)
 			failnth_arm(cfg.fail_nth);
-		rc = mount("fbtestd", cfg.mountpoint, cfg.fstype, 0, data);
+		rc = mount(cfg.source, cfg.mountpoint, cfg.fstype, 0, data);
 		err = errno;
 		if (cfg.fail_nth) {
 			bool hit = failnth_disarm();
