@@ -63,6 +63,7 @@ static void status_usage(FILE *f)
 		"     notes, such as older kernels without our module, do not count)\n"
 		"  2  error: the state could not be read (/proc, /lib/modules, modinfo)\n"
 		"     or bad usage\n"
+		"  3  --prometheus only: the metrics could not be written (stdout)\n"
 		"A mount of the kernel's FUSE made by 'run -o fallback' counts as a problem.\n"
 		"Names (fsname, mountpoints) are printed with control bytes and invalid\n"
 		"UTF-8 as \\xHH; JSON replaces invalid UTF-8 by U+FFFD.\n");
@@ -130,7 +131,11 @@ int fb_cmd_status(int argc, char **argv)
 		print_prometheus(&st);
 	else
 		print_text(&st);
-	fflush(stdout);
+	/* a cut metrics file must not pass for a whole one (the timer's unit) */
+	if ((fflush(stdout) || ferror(stdout)) && prom) {
+		fb_msg("status: cannot write the metrics: %s", strerror(errno));
+		return 3;
+	}
 	return st.exit_status;
 }
 
