@@ -120,7 +120,7 @@ static void print_kernels(const struct fuse_state *st)
 		prom_label(&first, "flavor", k->flavor);
 		prom_label(&first, "state", k->ours.file ? "ours" : "none");
 		prom_label(&first, "ours_version", k->ours.version);
-		prom_label(&first, "fuse_age", fuse_age_name(k->age));
+		prom_label(&first, "fuse_age", k->age == AGE_NONE ? "none" : fuse_age_name(k->age));
 		printf("} 1\n");
 	}
 }
