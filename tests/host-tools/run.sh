@@ -6,9 +6,8 @@
 # hostile mount names (fsname) without control bytes, as valid JSON;
 # `status --prometheus` holds the exposition format (promcheck.awk) and
 # agrees with --json, and its timer's service writes its file by a rename;
-# `run`
-# refuses option injection (before it needs the module, which the host
-# lacks).
+# `run` refuses option injection (before it needs the module, which the
+# host lacks).
 # Runs as root in a private mount namespace (tmpfs over /lib/modules, a
 # FUSE mount nobody serves, mounted with mount -i: no mount.fuse helper); the module is a fake: an ELF object with our
 # .modinfo. TAP output (tests/lib/tap.sh), then "tools-user: N passed, N failed, N skipped".
