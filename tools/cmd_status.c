@@ -16,15 +16,18 @@
 static void status_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: fuse-backport status [--json] [--no-probe]\n"
+		"usage: fuse-backport status [--json | --prometheus] [--no-probe]\n"
 		"\n"
 		"Which FUSE serves new mounts of -t fuse and of -t " FB_PREFIX ", with version,\n"
 		"flavor, base, protocol, passthrough and the parallel-passthrough fix; the\n"
 		"FUSE mounts; and, for every installed kernel, whether a module of ours is\n"
 		"installed for it.\n"
 		"\n"
-		"  --json      one JSON object on stdout\n"
-		"  --no-probe  do not mount anything: the protocol stays unknown\n"
+		"  --json        one JSON object on stdout\n"
+		"  --prometheus  the Prometheus text format (0.0.4) on stdout, metrics\n"
+		"                fuse_backport_*, for node_exporter's textfile collector\n"
+		"                (fuse-backport-prometheus.timer)\n"
+		"  --no-probe    do not mount anything: the protocol stays unknown\n"
 		"\n"
 		"Evidence: /proc/filesystems and /sys/module (registered, loaded), the\n"
 		"module's version and srcversion (sysfs, modinfo), /proc/kallsyms (code:\n"
@@ -60,6 +63,7 @@ static void status_usage(FILE *f)
 		"     notes, such as older kernels without our module, do not count)\n"
 		"  2  error: the state could not be read (/proc, /lib/modules, modinfo)\n"
 		"     or bad usage\n"
+		"  3  --prometheus only: the metrics could not be written (stdout)\n"
 		"A mount of the kernel's FUSE made by 'run -o fallback' counts as a problem.\n"
 		"Names (fsname, mountpoints) are printed with control bytes and invalid\n"
 		"UTF-8 as \\xHH; JSON replaces invalid UTF-8 by U+FFFD.\n");
@@ -69,12 +73,13 @@ int fb_cmd_status(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "prometheus", no_argument, NULL, 'p' },
 		{ "no-probe", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fuse_state st;
-	bool json = false;
+	bool json = false, prom = false;
 	int c;
 
 	fb_fatal_status = 2;
@@ -87,6 +92,9 @@ int fb_cmd_status(int argc, char **argv)
 		switch (c) {
 		case 'j':
 			json = true;
+			break;
+		case 'p':
+			prom = true;
 			break;
 		case 'P':
 			st.probe = false;
@@ -103,18 +111,31 @@ int fb_cmd_status(int argc, char **argv)
 		fb_msg("status: unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
+	if (json && prom) {
+		fb_msg("status: --json and --prometheus exclude each other: give one");
+		return 2;
+	}
 	if (uname(&st.uts) < 0) {
 		fb_msg("uname: %s", strerror(errno));
 		return 2;
 	}
-	if (collect_status(&st) < 0)
+	if (collect_status(&st) < 0) {
+		if (prom)
+			print_prometheus_unread();
 		return 2;
+	}
 	judge(&st);
 	if (json)
 		print_json(&st);
+	else if (prom)
+		print_prometheus(&st);
 	else
 		print_text(&st);
-	fflush(stdout);
+	/* a cut metrics file must not pass for a whole one (the timer's unit) */
+	if ((fflush(stdout) || ferror(stdout)) && prom) {
+		fb_msg("status: cannot write the metrics: %s", strerror(errno));
+		return 3;
+	}
 	return st.exit_status;
 }
 

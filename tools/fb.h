@@ -61,6 +61,11 @@ bool fb_fs_in_list(const char *filesystems, const char *name);
  */
 char *fb_capture(char *const argv[], int *status);
 
+/*
+ * The length of the valid UTF-8 sequence at p (1 to 4 bytes) with its code
+ * point in *cp, 0 when invalid.
+ */
+size_t fb_utf8_len(const unsigned char *p, unsigned int *cp);
 /* JSON output: valid UTF-8 (invalid bytes become U+FFFD), controls escaped. */
 void fb_json_str(FILE *f, const char *s);
 /* A copy for a terminal: controls and invalid UTF-8 as \xHH, \ as \\. */

@@ -13,6 +13,7 @@
  *   judge.c           decide: who serves each type (a decision table),
  *                     the flavors, the problems and notes, the exit status
  *   print.c           print the state: text for a terminal, or JSON
+ *   print_prom.c      print it for Prometheus (--prometheus)
  *
  * cmd_status.c has the command (options, help) and calls them in that order.
  */
@@ -169,5 +170,9 @@ void judge(struct fuse_state *st);
 /* print.c */
 void print_json(const struct fuse_state *st);
 void print_text(const struct fuse_state *st);
+
+/* print_prom.c: the Prometheus text format; _unread: health 2 only */
+void print_prometheus(const struct fuse_state *st);
+void print_prometheus_unread(void);
 
 #endif /* FB_STATUS_H */

@@ -203,7 +203,7 @@ char *fb_capture(char *const argv[], int *status)
  * The length of the valid UTF-8 sequence at p (1 to 4 bytes; no overlong
  * forms, surrogates or code points above U+10FFFF), 0 when invalid.
  */
-static size_t utf8_len(const unsigned char *p, unsigned int *cp)
+size_t fb_utf8_len(const unsigned char *p, unsigned int *cp)
 {
 	size_t n, i;
 	unsigned int c;
@@ -253,7 +253,7 @@ void fb_json_str(FILE *f, const char *s)
 	}
 	fputc('"', f);
 	while (*p) {
-		n = utf8_len(p, &c);
+		n = fb_utf8_len(p, &c);
 		if (!n) {
 			fputs("\\ufffd", f);
 			p++;
@@ -376,7 +376,7 @@ char *fb_printable(const char *s)
 		return fb_strdup("");
 	r = fb_alloc(strlen(s) * 4 + 1);
 	for (o = r; *p;) {
-		n = utf8_len(p, &c);
+		n = fb_utf8_len(p, &c);
 		if (!n || c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
 			/* invalid UTF-8 or a control character: every byte */
 			for (i = 0; i < (n ? n : 1); i++)
