@@ -99,13 +99,14 @@ tsc "$pt_tmp/tpost" 2
 c2=$tsc_calls
 tsc "$pt_tmp/ttrig" 1 1
 [ "$(cat "$pt_tmp/tools-rpm/usr/lib/systemd/system-preset/50-fuse-backport.preset" 2> /dev/null)" = 'enable fuse-backport-takeover.service' ] &&
+	[ -f "$pt_tmp/tools-rpm/usr/lib/systemd/system/fuse-backport-prometheus.timer" ] &&
 	[ -f "$pt_tmp/tools-rpm/usr/lib/systemd/system/fuse-backport-takeover.service" ] &&
 	case $c1 in *"preset fuse-backport-takeover.service"*) true ;; *) false ;; esac &&
 	[ -z "$c2" ] &&
 	case $trig in *"fuse-backport-tools < 2026.12.3"*) true ;; *) false ;; esac &&
 	case $tsc_calls in *"preset fuse-backport-takeover.service"*) true ;; *) false ;; esac &&
 	[ "$(echo "$tsc_out" | grep -c .)" = 1 ] && case $tsc_out in *"TAKEOVER=no"*) true ;; *) false ;; esac
-tap_check $? "the tools rpm's unit in /usr/lib/systemd/system, enabled by its preset: %post presets it on a first install (${c1:-nothing}), not on an upgrade (${c2:-nothing}); $trig presets it (${tsc_calls:-nothing}) with one line"
+tap_check $? "the tools rpm's units in /usr/lib/systemd/system (the metrics timer too, which the preset leaves off), the takeover's enabled by its preset: %post presets it on a first install (${c1:-nothing}), not on an upgrade (${c2:-nothing}); $trig presets it (${tsc_calls:-nothing}) with one line"
 tap_diag "$tsc_out"
 
 src=/usr/src/$name-$ver

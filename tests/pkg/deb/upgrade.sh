@@ -143,6 +143,11 @@ grep -qx 'TAKEOVER=yes' /usr/lib/fuse-backport/fuse-backport.conf &&
 	fuse-backport takeover 2> /dev/null | grep -q '(TAKEOVER=yes in /usr/lib/fuse-backport/fuse-backport.conf)' &&
 	[ -L "$wants" ] && [ -f "$(readlink -f "$wants")" ]
 tap_check $? "fuse-backport-tools: TAKEOVER=yes by the defaults in /usr/lib/fuse-backport/fuse-backport.conf, no conffile, fuse-backport-takeover.service enabled ($(readlink "$wants" 2> /dev/null || echo 'no link'))"
+# The metrics timer for node_exporter: shipped, neither enabled nor started.
+ptimer=fuse-backport-prometheus.timer
+[ -f "/lib/systemd/system/$ptimer" ] && [ -f /lib/systemd/system/fuse-backport-prometheus.service ] &&
+	[ ! -e "/etc/systemd/system/timers.target.wants/$ptimer" ]
+tap_check $? "fuse-backport-tools: $ptimer and its service shipped, the timer not enabled"
 # No prompt, ever: the admin sets TAKEOVER=no in /etc; the same version
 # again with its shipped settings file changed (one comment line more, as
 # a release changes them), installed by dpkg with no --force-conf* and no
