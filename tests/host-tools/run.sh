@@ -50,6 +50,12 @@ printf 'static const char m[] __attribute__((section(".modinfo"), used)) =\n"ver
 cc -c -o "$work/fusebp.ko" "$work/m.c" || skip_all "cannot build the fake module"
 kver=$(uname -r)
 mount -t tmpfs none /lib/modules || skip_all "cannot mount a tmpfs over /lib/modules"
+# No package defaults of this host (fuse-backport-tools may be installed):
+# an empty tmpfs over /usr/lib/fuse-backport; the tests that want defaults
+# put them there.
+mkdir_lib=""
+[ -d /usr/lib/fuse-backport ] || { mkdir /usr/lib/fuse-backport && mkdir_lib=1; }
+mount -t tmpfs none /usr/lib/fuse-backport || skip_all "cannot mount a tmpfs over /usr/lib/fuse-backport"
 # layout DIR: the running kernel with our module under DIR, in modules.dep
 layout() {
 	rm -rf /lib/modules/*
@@ -490,8 +496,6 @@ check $? "status, the shipped config file (#FB_PREFIX=fusebp): no FB_PREFIX prob
 # each on a tmpfs of a mount namespace. The tool and the scripts
 # (scripts/when-ahead.sh, scripts/prefix.sh, pointed at the same two files)
 # take the same value from the same file.
-mkdir_lib=""
-[ -d /usr/lib/fuse-backport ] || { mkdir /usr/lib/fuse-backport && mkdir_lib=1; }
 conf2_says() { # conf2_says ADMIN-TEXT: takeover's line, then status's when_ahead
 	# shellcheck disable=SC2016 # expanded by the inner shell
 	unshare -m sh -c 'mount --make-rprivate / && mount -t tmpfs none /etc/fuse-backport &&
@@ -516,7 +520,6 @@ pa=$(env -u FB_PREFIX FB_CONF_DEFAULTS="$work/defaults-px.conf" FB_CONF_FILE="$w
 pd=$(env -u FB_PREFIX FB_CONF_DEFAULTS="$work/defaults-px.conf" FB_CONF_FILE="$work/none.conf" sh "$top/scripts/prefix.sh" 2>&1)
 [ "$pa" = acmefs ] && [ "$pd" = fromdefaults ]
 check $? "settings: scripts/prefix.sh takes FB_PREFIX from the admin's file over the defaults ($pa), else from the defaults ($pd)"
-[ -z "$mkdir_lib" ] || rmdir /usr/lib/fuse-backport
 # The age of the running kernel's FUSE against ours (tools/fact_age.c) and
 # WHEN_AHEAD= of the config file. The running kernel is a fake one, told
 # to the tool by an LD_PRELOAD uname(2) (tests/host-tools/fbuname.c): of
@@ -808,5 +811,8 @@ rc=$(cat "$work/ex.out.rc")
 check $? "the service's ExecStart into a directory that is not there: fails (exit $rc: $(tail -n 1 "$work/ex.out.err"))"
 rm -rf "/lib/modules/$hk"
 [ -z "$mkdir_etc" ] || rmdir /etc/fuse-backport
+if [ -n "$mkdir_lib" ]; then
+	umount /usr/lib/fuse-backport && rmdir /usr/lib/fuse-backport
+fi
 
 tap_done
