@@ -19,6 +19,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": takeover: " fmt
 
 #include <linux/device.h>
+#include <linux/error-injection.h>
 #include <linux/fs.h>
 #include <linux/kdev_t.h>
 #include <linux/miscdevice.h>
@@ -100,12 +101,27 @@ static const struct fb_to_step fb_to_steps[] = {
 	{ "our /dev/fuse",		to_misc_on,	to_misc_off },
 };
 
+/*
+ * The fault point of the step engine, called before each step is done
+ * (UNDO false) or undone (UNDO true): an error from it fails that step
+ * before anything is registered or deregistered, as a failed register
+ * would. Always 0 here; the tests make it fail with a kretprobe
+ * (tests/kmod/fbfail.c), a kernel with CONFIG_FUNCTION_ERROR_INJECTION
+ * through fail_function. __noipa: never inlined, cloned or assumed to
+ * return 0, its arguments kept where the calling convention puts them.
+ */
+static noinline __noipa int fb_to_fault(unsigned int step, bool undo)
+{
+	return 0;
+}
+ALLOW_ERROR_INJECTION(fb_to_fault, ERRNO);
+
 /* Undo every step in place, last first. Caller holds fb_to_lock. */
 static void fb_to_undo(void)
 {
 	while (fb_to_done) {
 		const struct fb_to_step *s = &fb_to_steps[--fb_to_done];
-		int err = s->off();
+		int err = fb_to_fault(fb_to_done, true) ?: s->off();
 
 		if (err)
 			pr_err("undoing %s failed (%d)\n", s->what, err);
@@ -117,7 +133,7 @@ static int fb_to_swap(void)
 {
 	while (fb_to_done < ARRAY_SIZE(fb_to_steps)) {
 		const struct fb_to_step *s = &fb_to_steps[fb_to_done];
-		int err = s->on();
+		int err = fb_to_fault(fb_to_done, false) ?: s->on();
 
 		if (err) {
 			pr_warn("refused: %s failed (%d), rolled back\n",

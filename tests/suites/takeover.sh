@@ -12,6 +12,11 @@
 # daemons with the daemons suite's I/O checks, fusermount3 as a user, a user
 # namespace, gocryptfs and rclone through fusermount3, a v1 device cgroup
 # and a cgroup v2 device program, AppArmor): tests/suites/takeover/userspace.sh.
+# A swap step that fails (tests/kmod/fbfail.ko): each name still served by
+# one side, said by the parameter, the tool, status and the kernel log, and
+# undone or finished by the next off or on: tests/suites/takeover/restore.sh.
+# FB_TAKEOVER_ONLY=restore runs only that file's tests (to iterate on them;
+# the suite's count then differs from tests/tiers/*.counts).
 # Who serves a mount: its connection (mountinfo's device) is in our control
 # fs ($FB_CTL) or in the built-in's (/sys/fs/fuse/connections).
 FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -35,6 +40,7 @@ cleanup() {
 		done
 	done
 	[ -f "$S/dm/sshd.pid" ] && kill "$(cat "$S/dm/sshd.pid")" 2> /dev/null
+	rmmod fbfail 2> /dev/null
 	[ -w "$P" ] && echo 0 > "$P" 2> /dev/null
 }
 trap cleanup EXIT
@@ -97,6 +103,13 @@ dev_is_ours() {
 	exec 8>&-
 	[ "$r1" = $((r0 + 1)) ]
 }
+
+if [ "${FB_TAKEOVER_ONLY:-}" = restore ]; then
+	# shellcheck source=tests/suites/takeover/restore.sh
+	. "$FB_TOP/tests/suites/takeover/restore.sh"
+	tap_done
+	exit
+fi
 
 # 1. the parameter
 tap_check "$([ "$(param)" = 0 ]; echo $?)" "parameter takeover exists, off by default (is: $(param))"
@@ -319,6 +332,10 @@ tap_check "$([ $b = 0 ] && [ "$(param)" = 0 ] && ours "$S/m" && io "$S/m" && bui
 umount_at "$S/m"
 umount_at "$S/bi"
 rm -f "$conf"
+
+# a swap step that fails
+# shellcheck source=tests/suites/takeover/restore.sh
+. "$FB_TOP/tests/suites/takeover/restore.sh"
 
 # 13. loaded with takeover=1, then unloaded: the built-in's again, a stock mount works
 fb_unload_ours > "$S/unload.err" 2>&1
