@@ -70,11 +70,12 @@ rs_sides() {
 	fi
 	rs_dev=/dev/fuse
 	[ "$1" = ours ] && rs_dev=/dev/$FB_MODNAME
-	rs_why="-t fuse on $rs_dev is not mounted, served by $1, with I/O ($(head -n 1 "$S/rs.m.err"))"
 	mount_on "$S/rs/m" "$rs_dev" fuse 2> "$S/rs.m.err"
+	rs_why="-t fuse on $rs_dev is not mounted, served by $1, with I/O ($(head -n 1 "$S/rs.m.err"))"
 	fb_served_by "$1" "$S/rs/m" && io "$S/rs/m"
 	rs_ok=$?
 	umount_at "$S/rs/m"
+	[ $rs_ok = 0 ] && rs_why="checked"
 	return $rs_ok
 }
 
@@ -86,10 +87,12 @@ for rs_k in 0 1 2 3 4 5; do
 	rs_rc=$?
 	rs_h=$(rs_hits)
 	rs_unfail
-	tap_check "$([ $rs_rc != 0 ] && [ "$rs_h" = 1 ] && one_line "rsa$rs_k" 'refused: .* failed (-12), rolled back$' &&
-		rs_sides builtin builtin builtin; echo $?)" \
-		"enable, step $rs_k failing: the write refused (status $rs_rc, $rs_h failure made), rolled back, one log line, everything the built-in's (${rs_why:-}; $(tail -n 1 "$S/klog.rsa$rs_k" 2> /dev/null))"
 	rs_why=""
+	rs_sides builtin builtin builtin
+	rs_ok=$?
+	tap_check "$([ $rs_rc != 0 ] && [ "$rs_h" = 1 ] && one_line "rsa$rs_k" 'refused: .* failed (-12), rolled back$' &&
+		[ $rs_ok = 0 ]; echo $?)" \
+		"enable, step $rs_k failing: the write refused (status $rs_rc, $rs_h failure made), rolled back, one log line, everything the built-in's ($rs_why; $(tail -n 1 "$S/klog.rsa$rs_k" 2> /dev/null))"
 done
 
 # rs_case NAME WHAT DO UNDO ONOFF FUSE FUSEBLK DEV: from a clean state
@@ -121,8 +124,10 @@ rs_case() {
 		one_line "$rs_n" "; now $rs_want\$"; echo $?)" \
 		"$rs_what: takeover $rs_oo exits 1 ($rs_rc) with one line naming each side, one log line ($(cat "$S/rs.$rs_n.out"); $(tail -n 1 "$S/klog.$rs_n" 2> /dev/null))"
 	rs_why=""
-	tap_check "$([ "$rs_h" = $rs_nf ] && rs_sides "$@"; echo $?)" \
-		"$rs_what: each name served by one side, $rs_want ($rs_h of $rs_nf failures made; ${rs_why:-})"
+	rs_sides "$@"
+	rs_ok=$?
+	tap_check "$([ "$rs_h" = $rs_nf ] && [ $rs_ok = 0 ]; echo $?)" \
+		"$rs_what: each name served by one side, $rs_want ($rs_h of $rs_nf failures made; $rs_why)"
 	rs_unfail
 }
 # rs_again ONOFF FUSE FUSEBLK DEV: the tool's ONOFF without the fault, exit
@@ -133,8 +138,10 @@ rs_again() {
 	"$rs_tool" takeover "$rs_oo" > "$S/rs.again" 2>&1
 	rs_rc=$?
 	rs_why=""
-	tap_check "$([ $rs_rc = 0 ] && rs_sides "$@"; echo $?)" \
-		"then takeover $rs_oo without the fault: exit $rs_rc, everything on one side again (${rs_why:-}; $(head -n 1 "$S/rs.again"))"
+	rs_sides "$@"
+	rs_ok=$?
+	tap_check "$([ $rs_rc = 0 ] && [ $rs_ok = 0 ]; echo $?)" \
+		"then takeover $rs_oo without the fault: exit $rs_rc, everything on one side again ($rs_why; $(head -n 1 "$S/rs.again"))"
 }
 
 # b. disable, the built-in /dev/fuse not restored: ours again, nothing changed
