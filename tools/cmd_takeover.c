@@ -15,6 +15,9 @@
  *                                     of our fs/fuse and WHEN_AHEAD=stock
  *
  * Every refusal is one line and changes nothing; the kernel logs its own.
+ * A switch the kernel could not finish nor undo (takeover.c: a restore of
+ * the built-in that failed) is one line naming who serves each name, and
+ * exit 1; on or off again finishes or undoes it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -125,6 +128,17 @@ static char *running_ahead(void)
 	return s;
 }
 
+/* A switch that stopped half way (ERR: the write's, or 0): one line, 1. */
+static int switch_failed(const char *how, int err)
+{
+	char *sides = takeover_sides();
+
+	fb_msg("takeover %s failed%s%s; now %s (the kernel log says why; 'fuse-backport takeover on' finishes the takeover, 'off' undoes it)",
+	       how, err ? ": " : "", err ? strerror(-err) : "", sides ? sides : "unknown, " FB_PREFIX " not loaded");
+	free(sides);
+	return 1;
+}
+
 static int switch_on(void)
 {
 	int err;
@@ -145,11 +159,15 @@ static int switch_on(void)
 		}
 	} else {
 		err = set_param(true);
+		if (err && takeover_active() != 0)
+			return switch_failed("on", err);
 		if (err) {
 			fb_msg("takeover refused: %s: %s (the kernel log says why)", FB_TAKEOVER_PARAM, strerror(-err));
 			return 1;
 		}
 	}
+	if (takeover_active() == 2)
+		return switch_failed("on", 0);
 	if (takeover_active() != 1) {
 		fb_msg("takeover refused: %s loaded but not active (the kernel log says why)", FB_PREFIX);
 		return 1;
@@ -161,17 +179,15 @@ static int switch_on(void)
 
 static int switch_off(void)
 {
-	int err;
+	int err, act = takeover_active();
 
-	if (takeover_active() != 1) {
+	if (act != 1 && act != 2) {
 		printf("takeover: not active\n");
 		return 0;
 	}
 	err = set_param(false);
-	if (err) {
-		fb_msg("takeover: %s: %s", FB_TAKEOVER_PARAM, strerror(-err));
-		return 1;
-	}
+	if (err || takeover_active() != 0)
+		return switch_failed("off", err);
 	printf("takeover: ended: -t fuse is the built-in FUSE's again; mounts of %s keep serving\n",
 	       FB_PREFIX);
 	return 0;
@@ -256,10 +272,13 @@ static void show(void)
 	char *why;
 	int conf = takeover_configured(&why);
 	int act = takeover_active();
+	char *sides = act == 2 ? takeover_sides() : NULL;
 
-	printf("takeover: configured %s (%s), active %s\n",
+	printf("takeover: configured %s (%s), active %s%s\n",
 	       conf == 1 ? "yes" : conf == -2 ? "invalid" : "no", why,
-	       act < 0 ? "no (" FB_PREFIX " not loaded)" : act ? "yes" : "no");
+	       act < 0 ? "no (" FB_PREFIX " not loaded)" : act == 2 ? "partly: " : act ? "yes" : "no",
+	       sides ? sides : "");
+	free(sides);
 	free(why);
 }
 

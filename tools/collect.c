@@ -34,6 +34,8 @@ int collect_status(struct fuse_state *st)
 	survey_type_server(st, &st->servers[1], FB_PREFIX, FB_PREFIX);
 	st->takeover.configured = takeover_configured(&st->takeover.evidence);
 	st->takeover.active = takeover_active();
+	if (st->takeover.active == 2)
+		st->takeover.sides = takeover_sides();
 	st->when_ahead.value = when_ahead_configured(&st->when_ahead.evidence);
 	st->conf_prefix = conf_prefix();
 	survey_signing(st);

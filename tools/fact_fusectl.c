@@ -10,14 +10,34 @@
 
 #include "facts.h"
 
-/* The parameter: 1 active, 0 not, -1 no parameter (module not loaded). */
+/*
+ * The parameter: 1 active, 0 not, 2 partly (it names each name's side),
+ * -1 no parameter (module not loaded).
+ */
 int takeover_active(void)
 {
 	char *v = fb_read_line(FB_TAKEOVER_PARAM);
-	int ret = v ? !strcmp(v, "1") : -1;
+	int ret = !v ? -1 : !strcmp(v, "1") ? 1 : !strcmp(v, "0") ? 0 : 2;
 
 	free(v);
 	return ret;
+}
+
+/*
+ * Who serves fuse, fuseblk and /dev/fuse, in the words the parameter reads
+ * while a swap is partly done: "fuse=SIDE fuseblk=SIDE /dev/fuse=SIDE",
+ * SIDE built-in, FB_PREFIX or none.
+ */
+char *takeover_sides(void)
+{
+	char *v = fb_read_line(FB_TAKEOVER_PARAM);
+	const char *side;
+
+	if (!v || (strcmp(v, "0") && strcmp(v, "1")))
+		return v;
+	side = strcmp(v, "1") ? "built-in" : FB_PREFIX;
+	free(v);
+	return fb_fmt("fuse=%s fuseblk=%s /dev/fuse=%s", side, side, side);
 }
 
 /*

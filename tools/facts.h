@@ -128,8 +128,13 @@ char *conf_prefix(void);
 /* fact_fusectl.c: the renamed module's takeover parameter. */
 #define FB_TAKEOVER_PARAM "/sys/module/" FB_PREFIX "/parameters/takeover"
 
-/* 1 active, 0 not, -1 the module (its parameter) is not loaded. */
+/*
+ * 1 active, 0 not, 2 partly (a swap that stopped half way: the kernel's
+ * takeover.c), -1 the module (its parameter) is not loaded.
+ */
 int takeover_active(void);
+/* "fuse=SIDE fuseblk=SIDE /dev/fuse=SIDE" (free it), NULL: not loaded. */
+char *takeover_sides(void);
 /* FB_PREFIX, "built-in", or NULL: whose control fs lists SB_DEV's connection. */
 const char *takeover_served_by(const char *sb_dev);
 

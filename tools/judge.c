@@ -277,9 +277,12 @@ static void judge_takeover(struct fuse_state *st)
 
 	if (t->configured == -2)
 		problem(st, fb_strdup(t->evidence));
+	if (t->active == 2)
+		problem(st, fb_fmt("the takeover is partly done: %s; 'fuse-backport takeover on' finishes it, 'off' undoes it (the kernel log says why it stopped)",
+				   t->sides ? t->sides : "unknown"));
 	if (!r || r->fuse_cfg != 'y' || !r->ours.file || own_by_choice(st))
 		return;
-	if (t->configured == 1 && t->active != 1)
+	if (t->configured == 1 && t->active != 1 && t->active != 2)
 		problem(st, fb_fmt("takeover is configured (%s) but not active: new -t fuse mounts go to the built-in FUSE; run 'fuse-backport takeover on' (the kernel log says why it is off)",
 				   t->evidence));
 	if (t->active != 1)

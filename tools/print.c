@@ -78,7 +78,9 @@ void print_json(const struct fuse_state *st)
 		st->takeover.configured == 0 ? "no" : st->takeover.configured == -2 ? "invalid" : NULL, true);
 	json_kv(f, "evidence", st->takeover.evidence, true);
 	fputs("\"active\": ", f);
-	json_yes_no_null(f, st->takeover.active);
+	json_yes_no_null(f, st->takeover.active == 2 ? 0 : st->takeover.active);
+	fputs(", ", f);
+	json_kv(f, "partly", st->takeover.sides, false);
 	fputs("},\n  \"when_ahead\": {", f);
 	json_kv(f, "value", st->when_ahead.value == 0 ? "stock" : "serve", true);
 	json_kv(f, "evidence", st->when_ahead.evidence, false);
@@ -161,6 +163,12 @@ static void print_takeover(const struct fuse_state *st)
 
 	if (r && r->fuse_cfg == 'm') {
 		printf("takeover: not applicable (FUSE is a module: the drop-in serves -t fuse)\n");
+		return;
+	}
+	if (t->active == 2) {
+		printf("takeover: configured %s (%s), active partly: %s (a swap stopped half way)\n",
+		       t->configured == 1 ? "yes" : t->configured == -2 ? "invalid" : "no",
+		       t->evidence ? t->evidence : "-", t->sides ? t->sides : "unknown");
 		return;
 	}
 	printf("takeover: configured %s (%s), active %s: new -t fuse mounts are served by %s\n",

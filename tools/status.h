@@ -108,7 +108,8 @@ struct sig_info {
 struct takeover_info {
 	int configured;		/* TAKEOVER=: 1 yes, 0 no, -1 not set, -2 invalid */
 	char *evidence;
-	int active;		/* 1, 0, -1: the module is not loaded */
+	int active;		/* 1, 0, 2 partly, -1: the module is not loaded */
+	char *sides;		/* partly: who serves each name (takeover_sides()) */
 };
 
 /* What a kernel ahead of our fs/fuse gets (WHEN_AHEAD=, fact_conf.c). */

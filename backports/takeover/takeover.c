@@ -15,10 +15,29 @@
  * failed step undoes those before it, so nothing is registered or
  * deregistered twice: 7.3's misc_deregister() has no list_empty() guard, a
  * second call would destroy whatever owns 10:229 by then.
+ *
+ * Undoing stops at a step that fails. Where that is a restore of the
+ * built-in (its misc_register() failing: ENOMEM in device_create(), 7.3's
+ * ida; a name taken meanwhile), ours is registered again for that name, so
+ * that each name keeps an owner (fb_to_undo()). The write of the parameter
+ * then fails with that error, one line in the log says who serves what,
+ * and the parameter reads it while the swap is partly done:
+ *
+ *   0                                         everything the built-in's
+ *   1                                         everything ours
+ *   fuse=SIDE fuseblk=SIDE /dev/fuse=SIDE     partly done; SIDE is
+ *                                             built-in, KBUILD_MODNAME, or
+ *                                             none (ours could not be put
+ *                                             back either)
+ *
+ * From there, writing 1 finishes the swap and 0 undoes it. Only module
+ * exit undoes past a failure (ours cannot stay), leaving that name with no
+ * owner.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": takeover: " fmt
 
 #include <linux/device.h>
+#include <linux/error-injection.h>
 #include <linux/fs.h>
 #include <linux/kdev_t.h>
 #include <linux/miscdevice.h>
@@ -100,32 +119,109 @@ static const struct fb_to_step fb_to_steps[] = {
 	{ "our /dev/fuse",		to_misc_on,	to_misc_off },
 };
 
-/* Undo every step in place, last first. Caller holds fb_to_lock. */
-static void fb_to_undo(void)
+/*
+ * The fault point of the step engine, called before each step is done
+ * (UNDO false) or undone (UNDO true): an error from it fails that step
+ * before anything is registered or deregistered, as a failed register
+ * would. Always 0 here; the tests make it fail with a kretprobe
+ * (tests/kmod/fbfail.c), a kernel with CONFIG_FUNCTION_ERROR_INJECTION
+ * through fail_function. __noipa: never inlined, cloned or assumed to
+ * return 0, its arguments kept where the calling convention puts them.
+ */
+static noinline __noipa int fb_to_fault(unsigned int step, bool undo)
 {
-	while (fb_to_done) {
-		const struct fb_to_step *s = &fb_to_steps[--fb_to_done];
-		int err = s->off();
+	return 0;
+}
+ALLOW_ERROR_INJECTION(fb_to_fault, ERRNO);
 
-		if (err)
-			pr_err("undoing %s failed (%d)\n", s->what, err);
-	}
+/*
+ * Who serves the name of steps 2P and 2P + 1 (P: 0 fuseblk, 1 fuse, 2
+ * /dev/fuse) with DONE steps in place: ours once both are, nobody between.
+ */
+static const char *fb_to_side(unsigned int pair, unsigned int done)
+{
+	if (done > 2 * pair + 1)
+		return KBUILD_MODNAME;
+	return done == 2 * pair + 1 ? "none" : "built-in";
 }
 
-/* Caller holds fb_to_lock. */
+#define FB_TO_SIDES_LEN 96
+
+/* "fuse=SIDE fuseblk=SIDE /dev/fuse=SIDE" with DONE steps in place */
+static void fb_to_sides(char *buf, unsigned int done)
+{
+	scnprintf(buf, FB_TO_SIDES_LEN, "fuse=%s fuseblk=%s /dev/fuse=%s",
+		  fb_to_side(1, done), fb_to_side(0, done), fb_to_side(2, done));
+}
+
+/* What undoing step I does: even steps took a name from the built-in. */
+static const char *fb_to_undoing(unsigned int i)
+{
+	return i & 1 ? "removing" : "restoring";
+}
+
+/*
+ * Undo the steps in place, last first. A step that fails stops it, with
+ * fb_to_done at the steps still in place; a failed restore of the
+ * built-in would leave its name with no owner, so ours is put back for it
+ * first (the step after), and one side serves every name. KEEP false
+ * (module exit, ours cannot stay): each failure logged, the rest undone.
+ * Returns 0, or the first failure's error and its step in *FAILED.
+ * Caller holds fb_to_lock.
+ */
+static int fb_to_undo(bool keep, unsigned int *failed)
+{
+	int ret = 0;
+
+	while (fb_to_done) {
+		unsigned int i = fb_to_done - 1;
+		int err = fb_to_fault(i, true) ?: fb_to_steps[i].off();
+
+		if (err && !ret) {
+			ret = err;
+			*failed = i;
+		}
+		if (!err || !keep) {
+			if (err)
+				pr_err("unloading: %s %s failed (%d), it has no owner now\n",
+				       fb_to_undoing(i), fb_to_steps[i].what, err);
+			fb_to_done = i;
+			continue;
+		}
+		if (!(i & 1) && i + 1 < ARRAY_SIZE(fb_to_steps) &&
+		    !(fb_to_fault(i + 1, false) ?: fb_to_steps[i + 1].on()))
+			fb_to_done = i + 2;
+		break;
+	}
+	return ret;
+}
+
+/* Do the steps not in place. Caller holds fb_to_lock. */
 static int fb_to_swap(void)
 {
+	char sides[FB_TO_SIDES_LEN];
+	unsigned int failed = 0;
+	int err, uerr;
+
 	while (fb_to_done < ARRAY_SIZE(fb_to_steps)) {
 		const struct fb_to_step *s = &fb_to_steps[fb_to_done];
-		int err = s->on();
 
-		if (err) {
+		err = fb_to_fault(fb_to_done, false) ?: s->on();
+		if (!err) {
+			fb_to_done++;
+			continue;
+		}
+		uerr = fb_to_undo(true, &failed);
+		if (!uerr) {
 			pr_warn("refused: %s failed (%d), rolled back\n",
 				s->what, err);
-			fb_to_undo();
 			return err;
 		}
-		fb_to_done++;
+		fb_to_sides(sides, fb_to_done);
+		pr_err("refused: %s failed (%d); rolling back, %s %s failed (%d); now %s\n",
+		       s->what, err, fb_to_undoing(failed),
+		       fb_to_steps[failed].what, uerr, sides);
+		return err;
 	}
 	return 0;
 }
@@ -214,13 +310,41 @@ static int fb_to_enable(void)
 	return 0;
 }
 
-/* Caller holds fb_to_lock. */
-static void fb_to_disable(void)
+/*
+ * Caller holds fb_to_lock. A failed step stops it (fb_to_undo()), but at
+ * module exit, where everything is undone that can be.
+ */
+static int fb_to_disable(void)
 {
+	char sides[FB_TO_SIDES_LEN];
+	unsigned int failed = 0;
+	int err;
+
 	if (!fb_to_done)
-		return;
-	fb_to_undo();
-	pr_info("ended: fuse, fuseblk and /dev/fuse are the built-in FUSE's again\n");
+		return 0;
+	err = fb_to_undo(fb_to_ready, &failed);
+	if (!err) {
+		pr_info("ended: fuse, fuseblk and /dev/fuse are the built-in FUSE's again\n");
+		return 0;
+	}
+	if (fb_to_ready) {
+		fb_to_sides(sides, fb_to_done);
+		pr_err("end failed: %s %s failed (%d); now %s\n",
+		       fb_to_undoing(failed), fb_to_steps[failed].what, err,
+		       sides);
+	}
+	return err;
+}
+
+/* A swap left partly done, finished. Caller holds fb_to_lock. */
+static int fb_to_finish(void)
+{
+	int err = fb_to_swap();
+
+	if (!err)
+		pr_info("finished: fuse, fuseblk and /dev/fuse (10:%d) are served by %s\n",
+			FUSE_MINOR, KBUILD_MODNAME);
+	return err;
 }
 
 static int fb_to_set(const char *val, const struct kernel_param *kp)
@@ -239,17 +363,25 @@ static int fb_to_set(const char *val, const struct kernel_param *kp)
 	}
 	if (!fb_to_ready)
 		fb_to_want = on;
+	else if (on && fb_to_done && fb_to_done < ARRAY_SIZE(fb_to_steps))
+		err = fb_to_finish();
 	else if (on)
 		err = fb_to_enable();
 	else
-		fb_to_disable();
+		err = fb_to_disable();
 	mutex_unlock(&fb_to_lock);
 	return err;
 }
 
 static int fb_to_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%d\n", READ_ONCE(fb_to_done) ? 1 : 0);
+	unsigned int done = READ_ONCE(fb_to_done);
+	char sides[FB_TO_SIDES_LEN];
+
+	if (!done || done == ARRAY_SIZE(fb_to_steps))
+		return sysfs_emit(buf, "%d\n", done ? 1 : 0);
+	fb_to_sides(sides, done);
+	return sysfs_emit(buf, "%s\n", sides);
 }
 
 static const struct kernel_param_ops fb_to_ops = {
@@ -258,7 +390,7 @@ static const struct kernel_param_ops fb_to_ops = {
 };
 module_param_cb(takeover, &fb_to_ops, NULL, 0644);
 MODULE_PARM_DESC(takeover,
-		 "Serve fuse, fuseblk and /dev/fuse in place of the built-in FUSE (default 0)");
+		 "Serve fuse, fuseblk and /dev/fuse in place of the built-in FUSE (default 0; reads 0, 1, or who serves each while partly done)");
 
 /* Ours, under the built-in's names: a copy of each of our own types. */
 static void fb_to_copy(struct file_system_type *to,

@@ -14,8 +14,11 @@
 # and a cgroup v2 device program, AppArmor): tests/suites/takeover/userspace.sh.
 # A built-in mount whose daemon hangs in its unmount neither hangs takeover
 # on nor leaves no FUSE at rmmod: tests/suites/takeover/hang.sh, last.
-# FB_TAKEOVER_ONLY=hang runs only that file (a quick run while working on
-# it; the suite's count is of the whole).
+# A swap step that fails (tests/kmod/fbfail.ko): each name still served by
+# one side, said by the parameter, the tool, status and the kernel log, and
+# undone or finished by the next off or on: tests/suites/takeover/restore.sh.
+# FB_TAKEOVER_ONLY=hang or =restore runs only that file's tests (to iterate
+# on them; the suite's count then differs from tests/tiers/*.counts).
 # Who serves a mount: its connection (mountinfo's device) is in our control
 # fs ($FB_CTL) or in the built-in's (/sys/fs/fuse/connections).
 FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -40,6 +43,7 @@ cleanup() {
 		done
 	done
 	[ -f "$S/dm/sshd.pid" ] && kill "$(cat "$S/dm/sshd.pid")" 2> /dev/null
+	rmmod fbfail 2> /dev/null
 	[ -w "$P" ] && echo 0 > "$P" 2> /dev/null
 	[ -n "${hang_lo:-}" ] && losetup -d "$hang_lo" 2> /dev/null
 }
@@ -104,12 +108,14 @@ dev_is_ours() {
 	[ "$r1" = $((r0 + 1)) ]
 }
 
-if [ "${FB_TAKEOVER_ONLY:-}" = hang ]; then
-	# shellcheck source=tests/suites/takeover/hang.sh
-	. "$FB_TOP/tests/suites/takeover/hang.sh"
+case ${FB_TAKEOVER_ONLY:-} in
+hang | restore)
+	# shellcheck source=/dev/null
+	. "$FB_TOP/tests/suites/takeover/$FB_TAKEOVER_ONLY.sh"
 	tap_done
 	exit
-fi
+	;;
+esac
 
 # 1. the parameter
 tap_check "$([ "$(param)" = 0 ]; echo $?)" "parameter takeover exists, off by default (is: $(param))"
@@ -332,6 +338,10 @@ tap_check "$([ $b = 0 ] && [ "$(param)" = 0 ] && ours "$S/m" && io "$S/m" && bui
 umount_at "$S/m"
 umount_at "$S/bi"
 rm -f "$conf"
+
+# a swap step that fails
+# shellcheck source=tests/suites/takeover/restore.sh
+. "$FB_TOP/tests/suites/takeover/restore.sh"
 
 # 13. loaded with takeover=1, then unloaded: the built-in's again, a stock mount works
 fb_unload_ours > "$S/unload.err" 2>&1
