@@ -12,6 +12,10 @@
 # daemons with the daemons suite's I/O checks, fusermount3 as a user, a user
 # namespace, gocryptfs and rclone through fusermount3, a v1 device cgroup
 # and a cgroup v2 device program, AppArmor): tests/suites/takeover/userspace.sh.
+# The swap's window (a libfuse -o clone_fd daemon of the built-in across
+# takeover on; rootless fusermount3 mounts while the tool toggles 20 times):
+# tests/suites/takeover/window.sh. FB_TAKEOVER_ONLY=window runs only that
+# part (its tests alone: the count differs, for iterating on it).
 # Who serves a mount: its connection (mountinfo's device) is in our control
 # fs ($FB_CTL) or in the built-in's (/sys/fs/fuse/connections).
 FB_TOP=${FB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -29,7 +33,7 @@ if [ "$FB_FSTYPE" = fuse ]; then
 fi
 
 cleanup() {
-	for mp in "$S/bm" "$S/m" "$S/st" "$S/bi" "$S/dm/m" "$S/nr/m" "$S/cgm" "$S/cg2m" "$S/gc/m" "$S/rc/m" "$S/aam" "$S/aab"; do
+	for mp in "$S/bm" "$S/m" "$S/st" "$S/bi" "$S/dm/m" "$S/nr/m" "$S/cgm" "$S/cg2m" "$S/gc/m" "$S/rc/m" "$S/aam" "$S/aab" "$S/win/m" "$S/win/cm"; do
 		while fb_mounted "$mp"; do
 			umount -l "$mp" 2> /dev/null || break
 		done
@@ -97,6 +101,13 @@ dev_is_ours() {
 	exec 8>&-
 	[ "$r1" = $((r0 + 1)) ]
 }
+
+if [ "${FB_TAKEOVER_ONLY:-}" = window ]; then
+	# shellcheck source=tests/suites/takeover/window.sh
+	. "$FB_TOP/tests/suites/takeover/window.sh"
+	tap_done
+	exit
+fi
 
 # 1. the parameter
 tap_check "$([ "$(param)" = 0 ]; echo $?)" "parameter takeover exists, off by default (is: $(param))"
@@ -319,6 +330,10 @@ tap_check "$([ $b = 0 ] && [ "$(param)" = 0 ] && ours "$S/m" && io "$S/m" && bui
 umount_at "$S/m"
 umount_at "$S/bi"
 rm -f "$conf"
+
+# the swap's window, through the tool (the module loaded, the takeover off)
+# shellcheck source=tests/suites/takeover/window.sh
+. "$FB_TOP/tests/suites/takeover/window.sh"
 
 # 13. loaded with takeover=1, then unloaded: the built-in's again, a stock mount works
 fb_unload_ours > "$S/unload.err" 2>&1
