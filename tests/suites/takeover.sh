@@ -39,6 +39,7 @@ cleanup() {
 		done
 	done
 	[ -f "$S/dm/sshd.pid" ] && kill "$(cat "$S/dm/sshd.pid")" 2> /dev/null
+	rm -f /etc/udev/rules.d/49-fb-slow-fuse.rules
 	[ -w "$P" ] && echo 0 > "$P" 2> /dev/null
 }
 trap cleanup EXIT

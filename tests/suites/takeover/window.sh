@@ -16,11 +16,12 @@
 #      a toggle (timestamps of both), none is left half-made, both control
 #      file systems have the connections they had, the kernel log is clean;
 #      right after each toggle returns, /dev/fuse is 0666 root:root 10:229
-#      again (the tool's wait for udev).
+#      again (the tool's wait for udev), udev being made a second slow for
+#      that node (a rule running sleep 1).
 # FB_TAKEOVER_RED=nowait (a red run): the tool runs in a mount namespace
 # whose /run/udev is an empty tmpfs, so it sees no udev and does not wait:
-# /dev/fuse right after a toggle must be found 0600, and a rootless open
-# after a toggle returned may fail.
+# /dev/fuse right after a toggle must be found 0600, and the rootless
+# mounts that begin after a toggle returned fail with EACCES.
 # Uses the suite's S, P, BICTL, ours, builtin, umount_at, klog_mark,
 # klog_since.
 W=$S/win
@@ -140,8 +141,16 @@ coff=$?
 tap_check "$([ $cdown = 0 ] && [ $crc = 0 ] && ! fb_mounted "$W/cm" && [ $coff = 0 ] && [ "$(param)" = 0 ]; echo $?)" \
 	"that mount unmounts and its daemon exits 0 (exit $crc); takeover off ($(head -n 1 "$W/clone.off"))"
 
-# b. mounts as uid 65534 through fusermount3 while the tool toggles
+# b. mounts as uid 65534 through fusermount3 while the tool toggles. udev
+# made slow on purpose, as on a busy boot: a rule runs `sleep 1` for the
+# fuse node's add event before udev applies the mode (PROGRAM runs while
+# the rules are read, the mode is applied after them), so for a second
+# after each swap /dev/fuse is devtmpfs's 0600 and the mounts hit the
+# window; without the tool's wait that second comes after it returned
 conns0=$(w_conns)
+mkdir -p /etc/udev/rules.d
+echo 'ACTION=="add", KERNEL=="fuse", PROGRAM="/bin/sleep 1"' > /etc/udev/rules.d/49-fb-slow-fuse.rules
+udevadm control --reload-rules 2> /dev/null
 # w_loop: mount, check, unmount until $W/stop exists. A line in $W/tries
 # per mount: its number, start, end, exit status, what came of it
 # (ours|built-in|failed, and "halfmade" or "left" for a mount left over),
@@ -188,6 +197,8 @@ for k in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
 done
 touch "$W/stop"
 wait "$wlpid"
+rm -f /etc/udev/rules.d/49-fb-slow-fuse.rules
+udevadm control --reload-rules 2> /dev/null
 klog_since window > "$S/klog.window"
 conns1=$(w_conns)
 
