@@ -18,6 +18,7 @@
  * A switch the kernel could not finish nor undo (takeover.c: a restore of
  * the built-in that failed) is one line naming who serves each name, and
  * exit 1; on or off again finishes or undoes it.
+ * A switch returns once /dev/fuse is back as udev makes it (wait_node()).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -26,9 +27,67 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "facts.h"
+
+#define FUSE_DEV "/dev/fuse"
+#define FUSE_DEV_MAJOR 10
+#define FUSE_DEV_MINOR 229
+/* the bound of wait_node(), in milliseconds, and its step */
+#define NODE_WAIT_MS 10000
+#define NODE_STEP_MS 10
+
+/*
+ * /dev/fuse before a switch (the node udev has made), saved by node_save():
+ * node_had is false where there was no such node.
+ */
+static struct fb_devnode node_before;
+static bool node_had;
+
+static void node_save(void)
+{
+	node_had = devnode_read(FUSE_DEV, FUSE_DEV_MAJOR, FUSE_DEV_MINOR, &node_before);
+}
+
+/*
+ * A switch deregisters the misc device 10:229 and registers the other
+ * side's: before the parameter's write (or modprobe) returns, devtmpfs has
+ * removed /dev/fuse and made it anew, mode 0600 root:root, and udev gives
+ * it its rules' mode (0666 on Debian) a moment later; until then a non-root
+ * opener gets EACCES. Wait until the node is back as it was before the
+ * switch, within NODE_WAIT_MS, where udev runs; where it does not (an
+ * initramfs without it, a container) nothing would change the node, and
+ * where there was none before there is nothing to restore: no wait. One
+ * line, only where the wait ends without it; the switch stands.
+ */
+static void wait_node(void)
+{
+	struct timespec step = { 0, NODE_STEP_MS * 1000000L };
+	struct fb_devnode now;
+	bool got = false;
+	int ms;
+
+	if (!node_had || !udev_running())
+		return;
+	for (ms = 0; ms <= NODE_WAIT_MS; ms += NODE_STEP_MS) {
+		got = devnode_read(FUSE_DEV, FUSE_DEV_MAJOR, FUSE_DEV_MINOR, &now);
+		if (got && now.perm == node_before.perm && now.uid == node_before.uid &&
+		    now.gid == node_before.gid)
+			return;
+		nanosleep(&step, NULL);
+	}
+	if (got)
+		fb_msg("takeover: warning: waited %d s for udev to give " FUSE_DEV " mode %04o %u:%u again, as before the switch; it is %04o %u:%u (non-root openers may get EACCES)",
+		       NODE_WAIT_MS / 1000, (unsigned int)node_before.perm, (unsigned int)node_before.uid,
+		       (unsigned int)node_before.gid, (unsigned int)now.perm, (unsigned int)now.uid,
+		       (unsigned int)now.gid);
+	else
+		fb_msg("takeover: warning: waited %d s for " FUSE_DEV " to be back as the character device %d:%d with mode %04o %u:%u; it is not",
+		       NODE_WAIT_MS / 1000, FUSE_DEV_MAJOR, FUSE_DEV_MINOR, (unsigned int)node_before.perm,
+		       (unsigned int)node_before.uid, (unsigned int)node_before.gid);
+}
 
 /* modprobe FB_PREFIX with PARAM (NULL: none); 0 when it is loaded */
 static int modprobe_ours(char *param)
@@ -151,6 +210,7 @@ static int switch_on(void)
 		printf("takeover: already active\n");
 		return 0;
 	}
+	node_save();
 	if (takeover_active() < 0) {
 		if (modprobe_ours("takeover=1")) {
 			fb_msg("takeover refused: modprobe %s takeover=1 failed (is %s installed for this kernel? see the kernel log)",
@@ -172,6 +232,7 @@ static int switch_on(void)
 		fb_msg("takeover refused: %s loaded but not active (the kernel log says why)", FB_PREFIX);
 		return 1;
 	}
+	wait_node();
 	printf("takeover: active: -t fuse, fuseblk and /dev/fuse are served by %s\n", FB_PREFIX);
 	take_tunables();
 	return 0;
@@ -185,9 +246,11 @@ static int switch_off(void)
 		printf("takeover: not active\n");
 		return 0;
 	}
+	node_save();
 	err = set_param(false);
 	if (err || takeover_active() != 0)
 		return switch_failed("off", err);
+	wait_node();
 	printf("takeover: ended: -t fuse is the built-in FUSE's again; mounts of %s keep serving\n",
 	       FB_PREFIX);
 	return 0;

@@ -12,6 +12,7 @@
  *                   in age with its base's (scripts/fuse-age.sh's rule)
  *   fact_conf.c     the admin's settings (FB_CONF_FILE)
  *   fact_fusectl.c  the takeover's state and the FUSE control file systems
+ *   fact_devnode.c  /dev/fuse's node (mode, owner) and whether udev runs
  *   fact_probe.c    the FUSE_INIT request of a throwaway mount (fb.h)
  *
  * tools/layers lists every file's layer; tests/lint/layers.sh checks it.
@@ -137,5 +138,20 @@ int takeover_active(void);
 char *takeover_sides(void);
 /* FB_PREFIX, "built-in", or NULL: whose control fs lists SB_DEV's connection. */
 const char *takeover_served_by(const char *sb_dev);
+
+/* fact_devnode.c: the node of a character device, and udev. */
+#define FB_UDEV_CONTROL "/run/udev/control"
+
+/* A character device node's permission bits and owner. */
+struct fb_devnode {
+	mode_t perm;
+	uid_t uid;
+	gid_t gid;
+};
+
+/* PATH is the character device MAJ:MIN: true, and *n is its mode and owner. */
+bool devnode_read(const char *path, unsigned int maj, unsigned int min, struct fb_devnode *n);
+/* udev runs here (FB_UDEV_CONTROL exists): it applies its rules to new nodes. */
+bool udev_running(void);
 
 #endif /* FB_FACTS_H */

@@ -17,7 +17,10 @@
 # A swap step that fails (tests/kmod/fbfail.ko): each name still served by
 # one side, said by the parameter, the tool, status and the kernel log, and
 # undone or finished by the next off or on: tests/suites/takeover/restore.sh.
-# FB_TAKEOVER_ONLY=hang or =restore runs only that file's tests (to iterate
+# The swap's window (a libfuse -o clone_fd daemon of the built-in across
+# takeover on; rootless fusermount3 mounts while the tool toggles 20 times):
+# tests/suites/takeover/window.sh.
+# FB_TAKEOVER_ONLY=hang, =restore or =window runs only that file's tests (to iterate
 # on them; the suite's count then differs from tests/tiers/*.counts).
 # Who serves a mount: its connection (mountinfo's device) is in our control
 # fs ($FB_CTL) or in the built-in's (/sys/fs/fuse/connections).
@@ -37,13 +40,14 @@ fi
 
 cleanup() {
 	[ -n "${hang_dpid:-}" ] && kill -CONT "$hang_dpid" 2> /dev/null
-	for mp in "$S/bm" "$S/m" "$S/st" "$S/bi" "$S/dm/m" "$S/nr/m" "$S/cgm" "$S/cg2m" "$S/gc/m" "$S/rc/m" "$S/aam" "$S/aab" "$S/hb"; do
+	for mp in "$S/bm" "$S/m" "$S/st" "$S/bi" "$S/dm/m" "$S/nr/m" "$S/cgm" "$S/cg2m" "$S/gc/m" "$S/rc/m" "$S/aam" "$S/aab" "$S/hb" "$S/win/m" "$S/win/cm"; do
 		while fb_mounted "$mp"; do
 			umount -l "$mp" 2> /dev/null || break
 		done
 	done
 	[ -f "$S/dm/sshd.pid" ] && kill "$(cat "$S/dm/sshd.pid")" 2> /dev/null
 	rmmod fbfail 2> /dev/null
+	rm -f /etc/udev/rules.d/49-fb-slow-fuse.rules
 	[ -w "$P" ] && echo 0 > "$P" 2> /dev/null
 	[ -n "${hang_lo:-}" ] && losetup -d "$hang_lo" 2> /dev/null
 }
@@ -109,7 +113,7 @@ dev_is_ours() {
 }
 
 case ${FB_TAKEOVER_ONLY:-} in
-hang | restore)
+hang | restore | window)
 	# shellcheck source=/dev/null
 	. "$FB_TOP/tests/suites/takeover/$FB_TAKEOVER_ONLY.sh"
 	tap_done
@@ -342,6 +346,10 @@ rm -f "$conf"
 # a swap step that fails
 # shellcheck source=tests/suites/takeover/restore.sh
 . "$FB_TOP/tests/suites/takeover/restore.sh"
+
+# the swap's window, through the tool (the module loaded, the takeover off)
+# shellcheck source=tests/suites/takeover/window.sh
+. "$FB_TOP/tests/suites/takeover/window.sh"
 
 # 13. loaded with takeover=1, then unloaded: the built-in's again, a stock mount works
 fb_unload_ours > "$S/unload.err" 2>&1
