@@ -37,8 +37,11 @@ km_list() { (cd "$km" && find kept mod -path '*kept*' -type f 2> /dev/null | sor
 km_run stash
 [ -z "$out" ] && [ "$(km_list)" = "kept/6.1.0-1-a/cuse.ko.xz kept/6.1.0-1-a/fuse.ko.xz " ]
 r=$?
-[ $r = 0 ] && ok "stash: the modules of ours of the kernel without headers only ($(km_list))" ||
+if [ $r = 0 ]; then
+	ok "stash: the modules of ours of the kernel without headers only ($(km_list))"
+else
 	notok "stash: the modules of ours of the kernel without headers only ($(km_list); $out)"
+fi
 # dh_dkms's dkms remove --all, then the new postinst builds B only
 rm -f "$km"/mod/*/updates/dkms/fuse.ko.xz "$km"/mod/*/updates/dkms/cuse.ko.xz
 echo "version=6.12.118+fb7" > "$km/mod/6.1.0-1-b/updates/dkms/fuse.ko.xz"
@@ -49,19 +52,29 @@ a=$km/mod/6.1.0-1-a/updates/fuse-backport-kept
 	[ "$(cat "$km/depmod.log")" = "-a 6.1.0-1-a" ] && [ "$(echo "$out" | grep -c .)" = 1 ] &&
 	case $out in "fuse-backport-dkms: 6.1.0-1-a has no headers: its module of ours (6.12.118+fb6) is kept in $km/mod/6.1.0-1-a/updates/fuse-backport-kept; install linux-headers-6.1.0-1-a"*) true ;; *) false ;; esac
 r=$?
-[ $r = 0 ] && ok "restore: the kernel without headers gets its modules back beside DKMS's tree, depmod, one line" ||
+if [ $r = 0 ]; then
+	ok "restore: the kernel without headers gets its modules back beside DKMS's tree, depmod, one line"
+else
 	notok "restore: the kernel without headers gets its modules back beside DKMS's tree, depmod, one line ($(km_list); depmod: $(cat "$km/depmod.log"); $out)"
+fi
 # Its headers come back and the kernel hook installs this release: the
 # kept copy goes.
 echo "version=6.12.118+fb7" > "$km/mod/6.1.0-1-a/updates/dkms/fuse.ko.xz"
 km_run drop 6.1.0-1-a
 [ ! -e "$a" ] && [ -z "$out" ]
 r=$?
-[ $r = 0 ] && ok "drop: the kept copy goes once this release is installed for the kernel" ||
+if [ $r = 0 ]; then
+	ok "drop: the kept copy goes once this release is installed for the kernel"
+else
 	notok "drop: the kept copy goes once this release is installed for the kernel ($(km_list); $out)"
+fi
 # Removal takes every kept copy.
 mkdir -p "$a" && echo "version=6.12.118+fb6" > "$a/fuse.ko.xz"
 km_run forget
 [ -z "$(km_list)" ]
 r=$?
-[ $r = 0 ] && ok "forget: removal leaves no kept copy" || notok "forget: removal leaves no kept copy ($(km_list))"
+if [ $r = 0 ]; then
+	ok "forget: removal leaves no kept copy"
+else
+	notok "forget: removal leaves no kept copy ($(km_list))"
+fi
