@@ -35,9 +35,11 @@ depmod=${FB_DEPMOD:-depmod}
 kept=updates/fuse-backport-kept
 rn=$(sh "$(dirname "$0")/prefix.sh" 2> /dev/null) || rn=fusebp
 
-# ours DIR: the modules of ours in DIR (their version says +fbN)
+# ours KDIR: the modules of ours DKMS installed in KDIR (/lib/modules/KVER):
+# updates/dkms on Debian, extra on Fedora and EL (their version says +fbN)
 ours() {
-	for f in "$1"/fuse.ko* "$1"/cuse.ko* "$1"/virtiofs.ko* "$1/$rn".ko*; do
+	for f in "$1"/updates/dkms/fuse.ko* "$1"/updates/dkms/cuse.ko* "$1"/updates/dkms/virtiofs.ko* "$1/updates/dkms/$rn".ko* \
+		"$1"/extra/fuse.ko* "$1"/extra/cuse.ko* "$1"/extra/virtiofs.ko* "$1/extra/$rn".ko*; do
 		[ -f "$f" ] || continue
 		case $(modinfo -F version "$f" 2> /dev/null) in
 		*+fb[0-9]*) echo "$f" ;;
@@ -58,7 +60,7 @@ stash)
 	for d in "$modroot"/*; do
 		k=${d##*/}
 		[ -e "$d/build/include" ] && continue
-		files=$(ours "$d/updates/dkms")
+		files=$(ours "$d")
 		[ -n "$files" ] || continue
 		# shellcheck disable=SC2086 # module file names have no blanks
 		if ! { mkdir -p "$keep/$k" && cp -p $files "$keep/$k/"; }; then
@@ -74,7 +76,7 @@ restore)
 		if [ ! -d "$modroot/$k" ]; then
 			continue
 		fi
-		if [ -n "$(ours "$modroot/$k/updates/dkms")" ]; then
+		if [ -n "$(ours "$modroot/$k")" ]; then
 			# this release's build is there: no older copy beside it
 			drop_kept "$k"
 			continue
@@ -94,7 +96,7 @@ restore)
 		[ -d "$d" ] || continue
 		k=${d%/"$kept"}
 		k=${k##*/}
-		[ -z "$(ours "$modroot/$k/updates/dkms")" ] || drop_kept "$k"
+		[ -z "$(ours "$modroot/$k")" ] || drop_kept "$k"
 	done
 	;;
 drop)

@@ -78,3 +78,12 @@ if [ $r = 0 ]; then
 else
 	notok "forget: removal leaves no kept copy ($(km_list))"
 fi
+# dkms on Fedora and EL installs into extra/: kept the same.
+mkdir -p "$km/mod/6.12.0-55.el10.x86_64/extra"
+echo "version=6.12.118+fb6" > "$km/mod/6.12.0-55.el10.x86_64/extra/fuse.ko.xz"
+km_run stash
+if [ -f "$km/kept/6.12.0-55.el10.x86_64/fuse.ko.xz" ] && [ -z "$out" ]; then
+	ok "stash: a module of ours in extra/ (dkms on Fedora and EL) is kept too"
+else
+	notok "stash: a module of ours in extra/ (dkms on Fedora and EL) is kept too ($(km_list); $out)"
+fi

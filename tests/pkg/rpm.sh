@@ -108,6 +108,29 @@ tsc "$pt_tmp/ttrig" 1 1
 	[ "$(echo "$tsc_out" | grep -c .)" = 1 ] && case $tsc_out in *"TAKEOVER=no"*) true ;; *) false ;; esac
 tap_check $? "the tools rpm's units in /usr/lib/systemd/system (the metrics timer too, which the preset leaves off), the takeover's enabled by its preset: %post presets it on a first install (${c1:-nothing}), not on an upgrade (${c2:-nothing}); $trig presets it (${tsc_calls:-nothing}) with one line"
 tap_diag "$tsc_out"
+# %pre on an upgrade from a release that shipped /etc/fuse-backport/
+# fuse-backport.conf (2026.12.5's copy, from git, unchanged: it goes; the
+# same with the admin's TAKEOVER=no: it stays), on a tmpfs of a mount
+# namespace over /etc/fuse-backport.
+rpm -qp --qf '%{PREIN}' "$trpm" > "$pt_tmp/tpre" 2> /dev/null
+cfrom=2026.12.5
+git -C "$top" show 2f003de:tools/fuse-backport.conf > "$pt_tmp/conf125" 2> /dev/null ||
+	{ cp "$top/tools/fuse-backport.conf" "$pt_tmp/conf125" && cfrom="this release (no 2026.12.5 in a shallow clone)"; }
+pre_ns() { # pre_ns FILE: %pre upgrade with FILE as the /etc file; what is left after it
+	mkdir_e=""
+	[ -d /etc/fuse-backport ] || { mkdir /etc/fuse-backport && mkdir_e=1; }
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	unshare -m sh -c 'mount --make-rprivate / && mount -t tmpfs none /etc/fuse-backport || exit 99
+		cp "$1" /etc/fuse-backport/fuse-backport.conf && sh "$2" 2 > /dev/null 2>&1
+		if [ -e /etc/fuse-backport/fuse-backport.conf ]; then md5sum < /etc/fuse-backport/fuse-backport.conf | cut -d" " -f1; else echo gone; fi' \
+		sh "$1" "$pt_tmp/tpre"
+	[ -z "$mkdir_e" ] || rmdir /etc/fuse-backport
+}
+printf 'TAKEOVER=no\n' | cat "$pt_tmp/conf125" - > "$pt_tmp/conf125-mine"
+p1=$(pre_ns "$pt_tmp/conf125")
+p2=$(pre_ns "$pt_tmp/conf125-mine")
+[ -s "$pt_tmp/conf125" ] && [ "$p1" = gone ] && [ "$p2" = "$(md5sum < "$pt_tmp/conf125-mine" | cut -d' ' -f1)" ]
+tap_check $? "the tools rpm's %pre, upgrading: the unchanged /etc file of $cfrom goes (${p1:-?}), one with the admin's TAKEOVER=no stays (${p2:-?})"
 
 src=/usr/src/$name-$ver
 q -l > "$pt_tmp/files"
